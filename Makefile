@@ -1,0 +1,37 @@
+# tritonc: every target sets up .venv first, so a fresh machine needs only python3, make and cc.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+BUILD  := build
+ARCH   ?= sm_90
+
+.PHONY: setup run test test-fast golden gpu-check bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+# The main job: examples/matmul.tri -> cubin, PTX, C header and Python launcher in build/.
+run: setup
+	mkdir -p $(BUILD)
+	$(VENV)/bin/tritonc examples/matmul.tri --arch $(ARCH) -o $(BUILD)/matmul.cubin --emit=cubin,ptx,header,py
+	@ls -l $(BUILD)/matmul.*
+
+# The whole CPU test suite (GPU tests under tests/gpu skip themselves without a GPU).
+test: setup
+	$(PY) -m pytest -q -n 2 tests
+
+golden: setup
+	$(PY) -m tritonc.tools.golden
+
+# For a GPU machine: compile every example, check against references, time against torch/Triton.
+gpu-check:
+	$(PYTHON) -m tritonc.tools.gpu_check
+
+clean:
+	rm -rf $(BUILD) .pytest_cache

@@ -1,0 +1,8 @@
+"""tritonc: a standalone compiler for Triton-C, the blocked-program GPU language of the
+MAPL 2019 Triton paper (Tillet, Kung, Cox).
+
+The pipeline (``tritonc.driver``) is: C preprocessor -> lark parser -> sema -> tile IR ->
+machine-independent passes -> GPU tile IR with layouts -> LLVM IR (llvmlite) -> PTX -> cubin,
+plus a generated C header and Python launcher module.
+"""
+__version__ = "0.1.0"
