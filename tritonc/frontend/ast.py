@@ -1,0 +1,445 @@
+"""The Triton-C abstract syntax tree: what the parser produces and sema consumes.
+
+Every node is a dataclass with a ``loc`` (a :class:`~tritonc.diagnostics.SourceLoc` in the
+user's real file, after mapping back through the preprocessor). ``loc`` is the position of
+the node's first token, with one exception: operators that combine operands
+(:class:`Binary`, :class:`MatMul`, :class:`Range`, :class:`Assign`, :class:`Conditional`,
+:class:`Comma`) and postfix forms (:class:`Postfix`, :class:`Subscript`, :class:`Call` args
+aside) carry the position of their **operator token** (``+``, ``@``, ``...``, ``+=``, ``?``,
+``,``, ``++``, ``[``), as clang does, because "invalid operands to '+'" is most useful
+pointing at the ``+``. Each operand has its own ``loc`` for errors about the operand itself.
+
+Names are not resolved here and nothing is typed: the parser only builds the tree. Type
+names are canonicalised (``int32`` -> ``int``, ``fp16`` -> ``half``, ``uint`` ->
+``unsigned int``); the spelling the user wrote is kept in :attr:`TypeSpec.spelling`.
+
+The node list (fields beyond ``loc``)::
+
+    TranslationUnit  decls: list[FunctionDef | TunableDecl]
+    FunctionDef      name, return_type: TypeSpec, params: list[Param], body: Compound,
+                     is_global, is_device, kernel_keyword ('__global__' | 'kernel' | None)
+    Param            name, type: TypeSpec, attributes: list[Attribute]
+    TunableDecl      name, type: TypeSpec, candidates: list[Expr]
+    TypeSpec         base, pointer_depth, shape: list[Expr] | None, is_const, spelling
+    Attribute        name ('noalias' 'readonly' 'writeonly' 'aligned' 'multipleof' 'retune'),
+                     arg: Expr | None, spelling
+    statements       Compound(items) Decl(declarators) Declarator(name, type, attributes, init)
+                     ExprStmt(expr) EmptyStmt If(cond, then, otherwise) For(init, cond, step, body)
+                     While(cond, body) DoWhile(body, cond) Break Continue Return(value)
+                     Predicated(mask, stmt)
+    expressions      Identifier(name) IntLiteral(value, suffix, text) FloatLiteral(value,
+                     is_float, text) BoolLiteral(value) Unary(op, operand) Postfix(op, operand)
+                     MaskedDeref(mask, pointer) Binary(op, lhs, rhs) Range(lo, hi)
+                     MatMul(lhs, rhs) Conditional(cond, then, otherwise) Assign(op, target, value)
+                     Comma(exprs) Call(name, args) Subscript(base, entries) Cast(type, operand)
+                     Bitcast(type, operand) GetGlobalRange(size, axis)
+    SubscriptEntry   kind ('keep' 'newaxis' 'reduce' 'permute'), reduce_op, axis
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Iterator
+
+from tritonc.diagnostics import SourceLoc
+
+#: Canonical scalar type names a :class:`TypeSpec` may carry in ``base``.
+SCALAR_TYPES = (
+    "void", "bool",
+    "char", "short", "int", "long",
+    "unsigned char", "unsigned short", "unsigned int", "unsigned long",
+    "half", "bfloat16", "float", "double",
+)
+
+#: Canonical parameter/local attribute names (``Attribute.name``).
+ATTRIBUTES = ("noalias", "readonly", "writeonly", "aligned", "multipleof", "retune")
+
+
+@dataclass
+class Node:
+    """Base of every AST node. ``loc`` is keyword-only so subclasses list their own fields first."""
+
+    loc: SourceLoc = field(kw_only=True, compare=False, repr=False)
+
+    def children(self) -> Iterator["Node"]:
+        """Yield the direct child nodes, in field order (lists are flattened, ``None`` skipped)."""
+        for f in fields(self):
+            if f.name == "loc":
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, Node):
+                yield value
+            elif isinstance(value, list):
+                yield from (v for v in value if isinstance(v, Node))
+
+    def walk(self) -> Iterator["Node"]:
+        """Yield this node and all its descendants, pre-order."""
+        yield self
+        for child in self.children():
+            yield from child.walk()
+
+
+class Expr(Node):
+    """Base of expression nodes."""
+
+
+class Stmt(Node):
+    """Base of statement nodes."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Types and attributes
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class TypeSpec(Node):
+    """A type as written: scalar ``base`` (one of :data:`SCALAR_TYPES`), ``pointer_depth`` stars,
+    and an optional tile ``shape`` (``float[TN]`` in a cast, or a declarator's ``[TM, TK]``).
+
+    For ``half *pa[TM, TK]`` the declarator's type is ``TypeSpec('half', 1, [TM, TK])``: a tile
+    of pointers. ``spelling`` is the base type as the user wrote it (``'int32'``, ``'fp16'``).
+    """
+
+    base: str
+    pointer_depth: int = 0
+    shape: list[Expr] | None = None
+    is_const: bool = False
+    spelling: str = ""
+
+    @property
+    def is_tile(self) -> bool:
+        return self.shape is not None
+
+
+@dataclass
+class Attribute(Node):
+    """A parameter or local attribute. ``name`` is canonical (:data:`ATTRIBUTES`); ``arg`` is the
+    ``n`` of ``aligned(n)``/``multipleof(n)``. ``spelling`` is what was written (``'__aligned'``,
+    ``'align'``, ``'restrict'``, ``'read_only'``, ...)."""
+
+    name: str
+    arg: Expr | None = None
+    spelling: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Identifier(Expr):
+    name: str
+
+
+@dataclass
+class IntLiteral(Expr):
+    """An integer literal with its exact ``value``. ``suffix`` is normalised to lower case with
+    ``u`` first: one of ``'' 'u' 'l' 'ul' 'll' 'ull'``. ``text`` is the spelling."""
+
+    value: int
+    suffix: str = ""
+    text: str = ""
+
+    @property
+    def is_unsigned(self) -> bool:
+        return "u" in self.suffix
+
+    @property
+    def is_long(self) -> bool:
+        return "l" in self.suffix
+
+    @property
+    def is_decimal(self) -> bool:
+        """C picks the type of an unsuffixed literal differently for decimal and hex/octal."""
+        return not (self.text.lower().startswith("0x") or (len(self.text) > 1 and self.text[0] == "0"
+                                                             and self.text[1].isdigit()))
+
+
+@dataclass
+class FloatLiteral(Expr):
+    """A floating literal: ``is_float`` for an ``f``/``F`` suffix (type ``float``), else ``double``."""
+
+    value: float
+    is_float: bool = False
+    text: str = ""
+
+
+@dataclass
+class BoolLiteral(Expr):
+    """``true`` or ``false`` (prelude names, of type ``bool``)."""
+
+    value: bool
+
+
+@dataclass
+class Unary(Expr):
+    """Prefix operator: ``op`` in ``'-' '+' '!' '~' '^'`` (transpose) ``'*'`` (load/deref),
+    ``'++'``, ``'--'`` (pre-increment/decrement)."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass
+class Postfix(Expr):
+    """``operand++`` / ``operand--``; ``loc`` is the operator's."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass
+class MaskedDeref(Expr):
+    """``*?(mask) pointer``: a masked load, or a masked store when assigned to."""
+
+    mask: Expr
+    pointer: Expr
+
+
+@dataclass
+class Binary(Expr):
+    """``lhs op rhs`` for the C binary operators ``* / % + - << >> < <= > >= == != & ^ | && ||``."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass
+class Range(Expr):
+    """``lo ... hi``: the ``int[hi-lo]`` tile ``lo, lo+1, ..., hi-1``."""
+
+    lo: Expr
+    hi: Expr
+
+
+@dataclass
+class MatMul(Expr):
+    """``lhs @ rhs``: matrix product (also ``dot(a, b)`` in the paper spelling, left as a Call)."""
+
+    lhs: Expr
+    rhs: Expr
+
+
+@dataclass
+class Conditional(Expr):
+    """``cond ? then : otherwise``; ``loc`` is the ``?``."""
+
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass
+class Assign(Expr):
+    """``target op value`` with ``op`` in ``= += -= *= /= %= <<= >>= &= ^= |=``."""
+
+    op: str
+    target: Expr
+    value: Expr
+
+
+@dataclass
+class Comma(Expr):
+    """``e0, e1, ...`` (two or more); the value is the last one's."""
+
+    exprs: list[Expr]
+
+
+@dataclass
+class Call(Expr):
+    """A call of a built-in or ``__device__`` function by ``name`` (there are no function
+    pointers). ``loc`` is the name's. Prelude aliases are kept as written (see parser docs)."""
+
+    name: str
+    args: list[Expr]
+
+
+@dataclass
+class SubscriptEntry(Node):
+    """One entry of a subscript: ``kind`` is ``'keep'`` (``:``), ``'newaxis'``, ``'reduce'``
+    (``reduce_op`` is ``'+'``, ``'max'`` or ``'min'``) or ``'permute'`` (``^axis``)."""
+
+    kind: str
+    reduce_op: str | None = None
+    axis: int | None = None
+
+
+@dataclass
+class Subscript(Expr):
+    """``base[entries]``: reshape/broadcast/reduce/permute, never indexing; ``loc`` is the ``[``."""
+
+    base: Expr
+    entries: list[SubscriptEntry]
+
+
+@dataclass
+class Cast(Expr):
+    """``(type) operand``; ``type.shape`` is set for tile casts such as ``(float[TN]) x``."""
+
+    type: TypeSpec
+    operand: Expr
+
+
+@dataclass
+class Bitcast(Expr):
+    """``bitcast<type>(operand)``: reinterpret bits of equal width element by element."""
+
+    type: TypeSpec
+    operand: Expr
+
+
+@dataclass
+class GetGlobalRange(Expr):
+    """Paper spelling ``get_global_range[size](axis)`` = ``get_program_id(axis)*size + (0 ... size)``."""
+
+    size: Expr
+    axis: Expr
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Declarator(Node):
+    """One declared name of a :class:`Decl`: its full ``type`` (base, pointer depth and tile
+    shape, e.g. ``half *pa[TM, TK]``), attributes such as ``__multipleof(8)``, and initializer."""
+
+    name: str
+    type: TypeSpec
+    attributes: list[Attribute] = field(default_factory=list)
+    init: Expr | None = None
+
+
+@dataclass
+class Decl(Stmt):
+    """A local declaration ``int a = 0, *p[4];`` (also the init clause of a ``for``)."""
+
+    declarators: list[Declarator]
+
+
+@dataclass
+class Compound(Stmt):
+    """``{ items }``: a block, which opens a new scope."""
+
+    items: list[Stmt]
+
+
+@dataclass
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass
+class EmptyStmt(Stmt):
+    """A lone ``;``."""
+
+
+@dataclass
+class If(Stmt):
+    cond: Expr
+    then: Stmt
+    otherwise: Stmt | None = None
+
+
+@dataclass
+class For(Stmt):
+    """``for (init; cond; step) body``; each header part may be absent (``None``)."""
+
+    init: Decl | Expr | None
+    cond: Expr | None
+    step: Expr | None
+    body: Stmt
+
+
+@dataclass
+class While(Stmt):
+    cond: Expr
+    body: Stmt
+
+
+@dataclass
+class DoWhile(Stmt):
+    body: Stmt
+    cond: Expr
+
+
+@dataclass
+class Break(Stmt):
+    pass
+
+
+@dataclass
+class Continue(Stmt):
+    pass
+
+
+@dataclass
+class Return(Stmt):
+    value: Expr | None = None
+
+
+@dataclass
+class Predicated(Stmt):
+    """Paper spelling ``@mask stmt;``: run ``stmt`` under ``mask`` (masked stores/loads)."""
+
+    mask: Expr
+    stmt: Stmt
+
+
+# ---------------------------------------------------------------------------------------------
+# Top level
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Param(Node):
+    """A function parameter: ``half *A __noalias __aligned(16)``, ``float x[N]``.
+    ``type.shape`` is the tile shape of a tile parameter (``None`` for scalars/pointers)."""
+
+    name: str
+    type: TypeSpec
+    attributes: list[Attribute] = field(default_factory=list)
+
+    @property
+    def shape(self) -> list[Expr] | None:
+        return self.type.shape
+
+
+@dataclass
+class FunctionDef(Node):
+    """A function. ``is_global`` is true when ``__global__`` or ``kernel`` was written (a ``void``
+    function is a kernel either way: sema decides); ``is_device`` when ``__device__`` was.
+    ``return_type.shape`` is set for tile-returning device functions (``__device__ float[N] f``)."""
+
+    name: str
+    return_type: TypeSpec
+    params: list[Param]
+    body: Compound
+    is_global: bool = False
+    is_device: bool = False
+    kernel_keyword: str | None = None
+
+
+@dataclass
+class TunableDecl(Node):
+    """``const tunable int TM = {64, 128};``: a meta-parameter and its candidate values
+    (``candidates`` is empty for ``const tunable int TM;``)."""
+
+    name: str
+    type: TypeSpec
+    candidates: list[Expr]
+
+
+@dataclass
+class TranslationUnit(Node):
+    """A whole preprocessed file: its functions and tunables in source order."""
+
+    decls: list[FunctionDef | TunableDecl]
+
+    @property
+    def functions(self) -> list[FunctionDef]:
+        return [d for d in self.decls if isinstance(d, FunctionDef)]
+
+    @property
+    def tunables(self) -> list[TunableDecl]:
+        return [d for d in self.decls if isinstance(d, TunableDecl)]
