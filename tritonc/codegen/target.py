@@ -1,0 +1,377 @@
+"""The NVPTX target and the LLVM IR -> PTX step.
+
+:class:`Target` names what tritonc compiles for: an ``sm_XX`` architecture and a PTX ISA
+version (the ``+ptxNN`` LLVM feature). :func:`llvm_to_ptx` turns LLVM IR text (from
+``tritonc.codegen.llvm``) into PTX text with llvmlite's NVPTX back end.
+
+Conventions and their sources (``shared/research/codegen-facts.md`` §0, §5):
+
+* triple ``nvptx64-nvidia-cuda``; ``--nvptx-short-ptr`` so shared/const/local pointers are
+  32 bits, which fixes the datalayout to :data:`DATALAYOUT`;
+* ``+ptx86`` by default: the lowest PTX version that every intrinsic tritonc may use needs
+  (the ``.relaxed`` mbarrier waits), accepted by ptxas 13.0 and nvJitLink 13.x
+  (``+ptx80`` .. ``+ptx88`` and ``+ptx90`` all assemble; LLVM 22 does not know ``+ptx89``);
+* Hopper-only instructions (wgmma, setmaxnreg) need ``sm_90a``.
+
+Two LLVM failure modes are designed around (codegen-facts §0):
+
+1. An unknown ``llvm.nvvm.*`` name passes ``verify()`` and comes out as ``.extern .func``;
+   :func:`llvm_to_ptx` rejects any PTX that calls an external function, naming it.
+2. A known intrinsic the target cannot do makes LLVM call ``abort()``. By default the LLVM
+   work runs in a persistent worker process (``_llvm_worker.py``); when it dies, its stderr
+   (``LLVM ERROR: Cannot select: intrinsic ...``) becomes an ``InternalCompilerError`` and the
+   next call starts a fresh worker. A short table of verified minimum targets
+   (:data:`INTRINSIC_REQUIREMENTS`) catches the known cases before LLVM is even called.
+
+Every failure here is a tritonc bug (the IR is generated), hence ``InternalCompilerError``;
+only a bad target choice (an arch or PTX version tritonc does not support) is the user's,
+hence ``CompileError``.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+
+from tritonc.diagnostics import CompileError, InternalCompilerError
+
+TRIPLE = "nvptx64-nvidia-cuda"
+
+#: LLVM 22's NVPTX datalayout with ``--nvptx-short-ptr`` (the same for every sm_XX).
+DATALAYOUT = "e-p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+
+#: Architectures tritonc compiles for, oldest first.
+ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+
+#: PTX ISA versions (x10) that LLVM 22 knows as ``+ptxNN`` and ptxas 13.0 accepts.
+PTX_VERSIONS = (80, 81, 82, 83, 84, 85, 86, 87, 88, 90)
+
+DEFAULT_ARCH = "sm_90"
+DEFAULT_PTX_VERSION = 86
+
+
+@dataclass(frozen=True)
+class Target:
+    """An NVIDIA GPU target: ``arch`` (one of :data:`ARCHS`) and ``ptx_version`` (e.g. 86 for PTX 8.6).
+
+    Raises:
+        CompileError: for an architecture or PTX version outside the supported sets.
+    """
+
+    arch: str = DEFAULT_ARCH
+    ptx_version: int = DEFAULT_PTX_VERSION
+
+    def __post_init__(self) -> None:
+        if self.arch not in ARCHS:
+            raise CompileError(f"unsupported GPU architecture '{self.arch}'; expected one of {', '.join(ARCHS)}")
+        if self.ptx_version not in PTX_VERSIONS:
+            raise CompileError(f"unsupported PTX version {self.ptx_version}; expected one of "
+                               f"{', '.join(map(str, PTX_VERSIONS))}")
+
+    triple = TRIPLE
+    datalayout = DATALAYOUT
+
+    @property
+    def cpu(self) -> str:
+        """LLVM's ``cpu`` name, equal to the arch (``sm_90a`` included)."""
+        return self.arch
+
+    @property
+    def features(self) -> str:
+        return f"+ptx{self.ptx_version}"
+
+    @property
+    def capability(self) -> int:
+        """Compute capability times ten: 80, 86, 89 or 90 (``sm_90a`` is 90)."""
+        return int(self.arch[3:5])
+
+    @property
+    def arch_specific(self) -> bool:
+        """True for ``sm_90a``: code that runs only on that exact chip family (wgmma, setmaxnreg)."""
+        return self.arch.endswith("a")
+
+    def __str__(self) -> str:
+        return f"{self.arch} (PTX {self.ptx_version // 10}.{self.ptx_version % 10})"
+
+
+# --------------------------------------------------------------------------- intrinsic table
+
+@dataclass(frozen=True)
+class IntrinsicRequirement:
+    """Intrinsics whose name starts with ``prefix`` need ``min_capability`` (x10), the ``a``
+    arch when ``arch_specific``, and PTX >= ``min_ptx``; each row was seen to make LLVM 22
+    abort below its minimum and compile at it (tests/codegen/test_target.py checks them)."""
+
+    prefix: str
+    min_capability: int = 0
+    arch_specific: bool = False
+    min_ptx: int = 0
+
+    def satisfied_by(self, target: Target) -> bool:
+        return (target.capability >= self.min_capability
+                and (target.arch_specific or not self.arch_specific)
+                and target.ptx_version >= self.min_ptx)
+
+    def describe(self) -> str:
+        need = []
+        if self.arch_specific:
+            need.append(f"sm_{self.min_capability}a")
+        elif self.min_capability:
+            need.append(f"sm_{self.min_capability} or newer")
+        if self.min_ptx:
+            need.append(f"PTX {self.min_ptx // 10}.{self.min_ptx % 10}")
+        return " and ".join(need)
+
+
+INTRINSIC_REQUIREMENTS = (
+    IntrinsicRequirement("llvm.nvvm.setmaxnreg.", 90, arch_specific=True),
+    IntrinsicRequirement("llvm.nvvm.wgmma.", 90, arch_specific=True),
+    IntrinsicRequirement("llvm.nvvm.mbarrier.try.wait.parity.relaxed.", 90, min_ptx=86),
+    IntrinsicRequirement("llvm.nvvm.elect.sync", 90),
+    IntrinsicRequirement("llvm.nvvm.griddepcontrol.", 90),
+    IntrinsicRequirement("llvm.nvvm.fence.proxy.async", 90),
+    IntrinsicRequirement("llvm.nvvm.cp.async.bulk.", 90),
+    IntrinsicRequirement("llvm.nvvm.stmatrix.", 90),
+)
+
+_DECLARE_RE = re.compile(r"^\s*declare\b[^@\n]*@\"?([\w.$]+)\"?\s*\(", re.MULTILINE)
+_TRIPLE_RE = re.compile(r'^\s*target\s+triple\s*=\s*"([^"]*)"', re.MULTILINE)
+_DATALAYOUT_RE = re.compile(r'^\s*target\s+datalayout\s*=\s*"([^"]*)"', re.MULTILINE)
+_EXTERN_FUNC_RE = re.compile(r"^\s*\.extern\s+\.func\s*(?:\([^)]*\)\s*)?([\w.$]+)", re.MULTILINE)
+
+
+def declared_functions(llvm_ir: str) -> list[str]:
+    """Names of the functions ``llvm_ir`` declares (``declare ... @name(``), in order."""
+    return _DECLARE_RE.findall(llvm_ir)
+
+
+def check_intrinsics(llvm_ir: str, target: Target) -> None:
+    """Raise ``InternalCompilerError`` if ``llvm_ir`` declares an intrinsic ``target`` cannot do.
+
+    Only the intrinsics of :data:`INTRINSIC_REQUIREMENTS` are known here; the worker process
+    catches the rest.
+    """
+    for name in declared_functions(llvm_ir):
+        for req in INTRINSIC_REQUIREMENTS:
+            if name.startswith(req.prefix) and not req.satisfied_by(target):
+                raise InternalCompilerError(
+                    f"LLVM IR uses intrinsic '{name}', which needs {req.describe()}, "
+                    f"but the target is {target}")
+
+
+def _check_module_header(llvm_ir: str, target: Target) -> None:
+    m = _TRIPLE_RE.search(llvm_ir)
+    if m and m.group(1) not in ("", TRIPLE, "unknown-unknown-unknown"):
+        raise InternalCompilerError(f"LLVM IR has target triple '{m.group(1)}', expected '{TRIPLE}'")
+    m = _DATALAYOUT_RE.search(llvm_ir)
+    if m and m.group(1) not in ("", target.datalayout):
+        raise InternalCompilerError(
+            f"LLVM IR has datalayout '{m.group(1)}', expected '{target.datalayout}' "
+            "(NVPTX with --nvptx-short-ptr)")
+
+
+def external_functions(ptx: str) -> list[str]:
+    """Functions that ``ptx`` declares ``.extern .func`` (calls nothing can resolve)."""
+    return _EXTERN_FUNC_RE.findall(ptx)
+
+
+# --------------------------------------------------------------------------- worker process
+
+_WORKER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvm_worker.py")
+
+
+class _Worker:
+    """A persistent ``python -P _llvm_worker.py`` process; restarted after it dies.
+
+    Its stderr goes to an anonymous temporary file, so what LLVM prints before ``abort()``
+    can be read back; requests are serialised by a lock.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._stderr = None
+        self._owner = os.getpid()
+
+    def _alive(self) -> bool:
+        # A forked child must not talk to its parent's worker through the inherited pipes.
+        return (self._proc is not None and self._owner == os.getpid()
+                and self._proc.poll() is None)
+
+    def _discard(self) -> None:
+        """Forget the current worker (dead, or inherited through fork) and its files."""
+        if self._proc is not None and self._owner == os.getpid():
+            for pipe in (self._proc.stdin, self._proc.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        if self._stderr is not None and self._owner == os.getpid():
+            self._stderr.close()
+        self._proc = None
+        self._stderr = None
+
+    def _start(self) -> None:
+        self._discard()
+        self._owner = os.getpid()
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-P", _WORKER_PATH],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            close_fds=True)
+
+    def _stderr_since(self, offset: int) -> str:
+        fd = self._stderr.fileno()
+        size = os.fstat(fd).st_size
+        return os.pread(fd, max(size - offset, 0), offset).decode("utf-8", errors="replace")
+
+    def prestart(self) -> None:
+        with self._lock:
+            if not self._alive():
+                self._start()
+
+    def request(self, message: dict) -> dict:
+        from tritonc.codegen import _llvm_worker as proto
+
+        with self._lock:
+            if not self._alive():
+                self._start()
+            proc = self._proc
+            offset = os.lseek(self._stderr.fileno(), 0, os.SEEK_CUR)
+            try:
+                proto.write_message(proc.stdin, message)
+                reply = proto.read_message(proc.stdout)
+            except (BrokenPipeError, OSError):
+                reply = None
+            if reply is not None:
+                return reply
+            # The worker died: most likely LLVM called abort().
+            status = proc.wait()
+            stderr = self._stderr_since(offset).strip()
+            self._discard()
+            raise _WorkerDied(status, stderr)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._proc is not None and self._owner == os.getpid():
+                try:
+                    self._proc.stdin.close()
+                    self._proc.wait(timeout=5)
+                except (OSError, subprocess.TimeoutExpired):
+                    self._proc.kill()
+                    self._proc.wait()
+            self._discard()
+
+
+class _WorkerDied(Exception):
+    def __init__(self, status: int, stderr: str):
+        super().__init__(status, stderr)
+        self.status = status
+        self.stderr = stderr
+
+
+_worker = _Worker()
+atexit.register(_worker.close)
+
+
+def _describe_status(status: int) -> str:
+    if status < 0:
+        import signal
+        try:
+            return f"signal {signal.Signals(-status).name}"
+        except ValueError:
+            return f"signal {-status}"
+    return f"exit status {status}"
+
+
+# --------------------------------------------------------------------------- llvm_to_ptx
+
+def llvm_to_ptx(llvm_ir: str, target: Target, opt_level: int = 3, *, isolate: bool = True,
+                timings: dict[str, float] | None = None) -> str:
+    """Compile LLVM IR text to PTX text for ``target``.
+
+    Args:
+        llvm_ir: one LLVM module; ``target triple`` and ``target datalayout`` may be omitted
+            (they are set from ``target``), but must not name another target.
+        target: the GPU target.
+        opt_level: LLVM's ``default<O{opt_level}>`` module pipeline, 0..3 (0 runs no passes).
+        isolate: run LLVM in the worker process (default), so an LLVM ``abort()`` becomes an
+            ``InternalCompilerError`` instead of killing tritonc. ``False`` runs in this process
+            (slightly faster for the first call; for debugging and profiling).
+        timings: if given, receives seconds per stage: ``parse``, ``verify``, ``opt``, ``emit``
+            (and ``init``, the one-time target set-up, ~0 after the first call).
+
+    Returns:
+        PTX text with a ``.version`` and ``.target`` matching ``target``.
+
+    Raises:
+        InternalCompilerError: the IR does not parse or verify, uses an intrinsic the target
+            cannot do, calls an unresolvable function (``.extern .func``), or LLVM aborted.
+    """
+    if not 0 <= opt_level <= 3:
+        raise ValueError(f"opt_level must be 0..3, got {opt_level}")
+    _check_module_header(llvm_ir, target)
+    check_intrinsics(llvm_ir, target)
+
+    request = {"ir": llvm_ir, "cpu": target.cpu, "features": target.features,
+               "opt_level": opt_level, "datalayout": target.datalayout, "triple": target.triple}
+    if isolate:
+        try:
+            reply = _worker.request(request)
+        except _WorkerDied as died:
+            detail = died.stderr or "(nothing on stderr)"
+            raise InternalCompilerError(
+                f"LLVM crashed ({_describe_status(died.status)}) while compiling LLVM IR to PTX "
+                f"for {target}:\n{_first_lines(detail, 40)}") from None
+        if "error" in reply:
+            err = reply["error"]
+            raise InternalCompilerError(_stage_message(err["stage"], err["message"], target))
+        ptx, stage_times = reply["ptx"], reply["timings"]
+    else:
+        from tritonc.codegen import _llvm_worker
+
+        try:
+            ptx, stage_times = _llvm_worker.compile_llvm(**request)
+        except _llvm_worker.LLVMStageError as e:
+            raise InternalCompilerError(_stage_message(e.stage, e.message, target)) from None
+
+    externs = external_functions(ptx)
+    if externs:
+        raise InternalCompilerError(
+            "the PTX calls function(s) that nothing defines: "
+            + ", ".join(f"'{name}'" for name in externs)
+            + " (an 'llvm.nvvm.*' name LLVM does not know becomes an external call; "
+              "check the intrinsic's spelling)")
+    if timings is not None:
+        timings.update(stage_times)
+    return ptx
+
+
+def _stage_message(stage: str, message: str, target: Target) -> str:
+    what = {"parse": "LLVM IR does not parse", "verify": "LLVM IR fails verification",
+            "opt": "LLVM's optimizer failed", "emit": "the NVPTX back end failed",
+            "internal": "the LLVM worker failed"}.get(stage, stage)
+    return f"{what} (target {target}):\n{_first_lines(message, 40)}"
+
+
+def _first_lines(text: str, n: int) -> str:
+    lines = text.splitlines()
+    if len(lines) <= n:
+        return text
+    return "\n".join(lines[:n] + [f"... ({len(lines) - n} more lines)"])
+
+
+def prestart_worker() -> None:
+    """Start the LLVM worker now, so that it loads and initialises LLVM (~0.1 s) while the
+    caller does other work (parsing, IR passes); :func:`llvm_to_ptx` then finds it ready."""
+    _worker.prestart()
+
+
+def shutdown_worker() -> None:
+    """Stop the LLVM worker process now (it is restarted on the next isolated call)."""
+    _worker.close()
