@@ -19,7 +19,7 @@ The node list (fields beyond ``loc``)::
     FunctionDef      name, return_type: TypeSpec, params: list[Param], body: Compound,
                      is_global, is_device, kernel_keyword ('__global__' | 'kernel' | None)
     Param            name, type: TypeSpec, attributes: list[Attribute]
-    TunableDecl      name, type: TypeSpec, candidates: list[Expr]
+    TunableDecl      name, type: TypeSpec, candidates: list[Expr], override: str | None
     TypeSpec         base, pointer_depth, shape: list[Expr] | None, is_const, spelling
     Attribute        name ('noalias' 'readonly' 'writeonly' 'aligned' 'multipleof' 'retune'),
                      arg: Expr | None, spelling
@@ -31,7 +31,7 @@ The node list (fields beyond ``loc``)::
                      is_float, text) BoolLiteral(value) Unary(op, operand) Postfix(op, operand)
                      MaskedDeref(mask, pointer) Binary(op, lhs, rhs) Range(lo, hi)
                      MatMul(lhs, rhs) Conditional(cond, then, otherwise) Assign(op, target, value)
-                     Comma(exprs) Call(name, args) Subscript(base, entries) Cast(type, operand)
+                     Comma(exprs) Call(name, args, spelling) Subscript(base, entries) Cast(type, operand)
                      Bitcast(type, operand) GetGlobalRange(size, axis)
     SubscriptEntry   kind ('keep' 'newaxis' 'reduce' 'permute'), reduce_op, axis
 """
@@ -52,6 +52,19 @@ SCALAR_TYPES = (
 
 #: Canonical parameter/local attribute names (``Attribute.name``).
 ATTRIBUTES = ("noalias", "readonly", "writeonly", "aligned", "multipleof", "retune")
+
+#: Built-in functions that are pure renames of another (paper-era and prelude spellings).
+#: The parser stores the canonical name in :attr:`Call.name`. Names matching
+#: ``atomic_add_(float|half)_<M>x<N>`` (also ``_1x1``) map to ``atomic_add`` too.
+CALL_ALIASES = {
+    "get_range_id": "get_program_id",
+    "get_num_program": "get_num_programs",
+    "__atomic_cas": "atomic_cas",
+    "__atomic_exch": "atomic_xchg",
+    "__atomic_exchg": "atomic_xchg",
+    "__atomic_add": "atomic_add",
+    "f32_atomic_add": "atomic_add",
+}
 
 
 @dataclass
@@ -248,10 +261,13 @@ class Comma(Expr):
 @dataclass
 class Call(Expr):
     """A call of a built-in or ``__device__`` function by ``name`` (there are no function
-    pointers). ``loc`` is the name's. Prelude aliases are kept as written (see parser docs)."""
+    pointers); ``loc`` is the name's. Pure renames of built-ins are resolved by the parser
+    (:data:`CALL_ALIASES`, ``atomic_add_<float|half>_<M>x<N>`` -> ``atomic_add``): ``name`` is
+    the canonical built-in and ``spelling`` what the user wrote (``== name`` when no alias)."""
 
     name: str
     args: list[Expr]
+    spelling: str = ""
 
 
 @dataclass
@@ -423,11 +439,17 @@ class FunctionDef(Node):
 @dataclass
 class TunableDecl(Node):
     """``const tunable int TM = {64, 128};``: a meta-parameter and its candidate values
-    (``candidates`` is empty for ``const tunable int TM;``)."""
+    (``candidates`` is empty for ``const tunable int TM;``).
+
+    The declared name is never macro-expanded. When ``TM`` is also a macro (``-D TM=128``)
+    every later use of ``TM`` was already replaced by the preprocessor and ``override`` holds
+    the macro's text (``'128'``): the tunable is fixed, not tuned. Otherwise uses of ``TM`` are
+    plain :class:`Identifier` nodes that sema binds to this declaration."""
 
     name: str
     type: TypeSpec
     candidates: list[Expr]
+    override: str | None = None
 
 
 @dataclass

@@ -1,0 +1,334 @@
+"""The C preprocessor of Triton-C (spec section 2), built on pcpp, with exact source positions.
+
+pcpp does the C preprocessing (``#define`` object- and function-like with ``#`` and ``##``,
+``#undef``, conditionals with ``defined()`` and integer arithmetic, ``#include`` with ``-I``
+directories). This module drives it token by token instead of using its text output, so that
+every token of the result keeps the file, line and column it came from:
+
+* a token written in a file (also a macro *argument*) keeps its own spelling location;
+* a token produced by a macro body (including ``-D`` macros and the prelude) gets the
+  location of the outermost macro invocation that produced it, as clang reports it.
+
+The result, :class:`PreprocessedSource`, is the expanded text handed to the lark parser plus
+a table that maps each character offset of that text back to a :class:`SourceLoc`.
+
+The built-in prelude (spec section 2) is defined without any text, so it does not shift the
+line numbers of the user's file:
+
+* ``F32_INFINITY`` -> ``bitcast<float>(0x7F800000)`` and ``F16_INFINITY`` ->
+  ``bitcast<half>((int16)0x7C00)`` are macros;
+* ``bool``, ``int8`` .. ``uint64``, ``true``/``false`` and the attribute names ``__noalias``,
+  ``__readonly``, ``__writeonly``, ``__aligned``, ``__multipleof``, ``__retune`` are keywords of
+  the grammar (not macros), so they reach the parser unchanged; ``true``/``false`` still
+  evaluate to 1/0 in ``#if``;
+* ``min``, ``max`` and the ``atomic_add_<float|half>_<M>x<N>`` names are ordinary calls that
+  the parser recognises (they are not macros: ``min(a, b)`` on tiles is an element-wise op).
+
+``-D TM=128`` fixes a paper-style ``const tunable int TM = {...};``: the declared name itself
+is never macro-expanded, and the override text is reported in
+:attr:`PreprocessedSource.tunable_overrides`.
+"""
+from __future__ import annotations
+
+import bisect
+import io
+import os
+from dataclasses import dataclass, field
+
+import pcpp
+from pcpp.parser import trigraph
+
+from tritonc.diagnostics import CompileError, SourceLoc, SourceManager
+
+#: Object-like macros of the built-in prelude: name -> replacement text.
+PRELUDE_MACROS = {
+    "F32_INFINITY": "bitcast<float>(0x7F800000)",
+    "F16_INFINITY": "bitcast<half>((int16)0x7C00)",
+}
+
+#: Type keywords that may sit between ``tunable`` and the declared name.
+_TUNABLE_TYPE_WORDS = frozenset(
+    "const signed unsigned char short int long bool _Bool half bfloat16 float double int1 int8 "
+    "int16 int32 int64 uint8 uint16 uint32 uint64 uchar ushort uint ulong fp16 fp32 fp64".split())
+
+
+@dataclass
+class PPToken:
+    """One token of the preprocessed output: its text, offset in the output text, and origin."""
+
+    value: str
+    offset: int
+    loc: SourceLoc
+    kind: str  # pcpp token type, e.g. 'CPP_ID', 'CPP_INTEGER', 'CPP_STRING'
+
+
+@dataclass
+class PreprocessedSource:
+    """The preprocessor's result.
+
+    Attributes:
+        text: the expanded token text fed to the parser (tokens separated by single spaces,
+            except where they were adjacent in the source, e.g. the pieces of ``1.5f``).
+        tokens: every token of ``text`` with its offset and original location, in order.
+        eof_loc: the position just after the last token of the main file (for "expected '}'"
+            errors at the end of the input).
+        tunable_overrides: names of ``const tunable`` declarations that were also defined as
+            macros (``-D TM=128``), mapped to the macro's replacement text.
+    """
+
+    text: str
+    tokens: list[PPToken]
+    eof_loc: SourceLoc
+    tunable_overrides: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._offsets = [t.offset for t in self.tokens]
+
+    def loc_at(self, offset: int) -> SourceLoc:
+        """Map a character offset of :attr:`text` to the location of the token covering it."""
+        i = bisect.bisect_right(self._offsets, offset) - 1
+        if i < 0 or offset >= len(self.text):
+            return self.eof_loc
+        tok = self.tokens[i]
+        delta = offset - tok.offset
+        if 0 < delta < len(tok.value):
+            return SourceLoc(tok.loc.file, tok.loc.line, tok.loc.col + delta)
+        return tok.loc
+
+
+class _FileTable:
+    """Line starts of every file pcpp lexed, to turn a token's ``lexpos`` into line and column.
+
+    pcpp lexes ``"\\n".join(line.rstrip() for line in trigraph(text).splitlines())``, so the
+    offsets are computed on exactly that string.
+    """
+
+    def __init__(self) -> None:
+        self.display: dict[str, str] = {}      # absolute path -> name shown in diagnostics
+        self._starts: dict[str, list[int]] = {}
+
+    def add(self, abspath: str, display: str, text: str) -> None:
+        self.display[abspath] = display
+        lexed = "\n".join(x.rstrip() for x in trigraph(text).splitlines())
+        self._starts[abspath] = [0] + [i + 1 for i, c in enumerate(lexed) if c == "\n"]
+
+    def loc(self, source: str | None, lexpos: int, lineno: int) -> SourceLoc:
+        starts = self._starts.get(source or "")
+        if starts is None:
+            return SourceLoc(self.display.get(source or "", source or "<command line>"), lineno, 1)
+        line = bisect.bisect_right(starts, lexpos)
+        return SourceLoc(self.display[source], line, lexpos - starts[line - 1] + 1)
+
+
+class _Preprocessor(pcpp.Preprocessor):
+    """pcpp with errors raised as CompileError and macro-expansion positions tracked."""
+
+    def __init__(self, files: _FileTable, sources: SourceManager) -> None:
+        super().__init__()
+        self.files = files
+        self.sources = sources
+        self.rewrite_paths = []          # keep absolute paths in token.source; we map them
+        self.auto_pragma_once_enabled = False
+        self.expand_linemacro = True
+        for name in ("__DATE__", "__TIME__", "__PCPP__"):
+            self.undef(name)             # deterministic output
+        self._depth = 0
+        self.tunable_overrides: dict[str, str] = {}
+
+    # -- positions -----------------------------------------------------------------------------
+
+    def tok_loc(self, tok) -> SourceLoc:
+        return self.files.loc(tok.source, tok.lexpos, tok.lineno)
+
+    def expand_macros(self, tokens, expanding_from=[]):  # noqa: B006 (pcpp's signature)
+        """Expand ``tokens`` like pcpp, then stamp every result token with ``tok.tloc``.
+
+        Only the outermost call does the stamping: tokens present before expansion keep their
+        spelling location; tokens made by a macro body take the location of the first source
+        token of the invocation they replaced (the macro's name).
+        """
+        if self._depth:
+            return super().expand_macros(tokens, expanding_from)
+        self._protect_tunable_names(tokens)
+        before = list(tokens)
+        info = {}
+        for tok in before:
+            if not hasattr(tok, "expanded_from"):
+                tok.expanded_from = []
+            if not hasattr(tok, "tloc"):
+                tok.tloc = self.tok_loc(tok)
+            info[id(tok)] = len(tok.expanded_from)
+        self._depth += 1
+        try:
+            out = super().expand_macros(tokens, expanding_from)
+        finally:
+            self._depth -= 1
+        pos = {id(tok): i for i, tok in enumerate(before)}
+        next_orig = 0           # index in `before` just after the last token that survived as is
+        for tok in out:
+            i = pos.get(id(tok))
+            if i is not None and len(tok.expanded_from) == info[id(tok)]:
+                next_orig = i + 1          # survived unexpanded
+                continue
+            if i is not None:
+                continue                   # a macro argument: keeps its spelling location
+            j = next_orig
+            while j < len(before) - 1 and before[j].type in self.t_WS:
+                j += 1
+            tok.tloc = before[j].tloc if before else SourceLoc("<command line>", 1, 1)
+        return out
+
+    def _protect_tunable_names(self, tokens) -> None:
+        """Keep the name of ``const tunable int TM = {...}`` from being macro-expanded."""
+        for i, tok in enumerate(tokens):
+            if tok.type != self.t_ID or tok.value != "tunable":
+                continue
+            j = i + 1
+            while j < len(tokens) and (tokens[j].type in self.t_WS
+                                       or tokens[j].value in _TUNABLE_TYPE_WORDS):
+                j += 1
+            if j < len(tokens) and tokens[j].type == self.t_ID:
+                name = tokens[j]
+                if name.value in self.macros:
+                    body = self.macros[name.value].value
+                    self.tunable_overrides[name.value] = "".join(t.value for t in body).strip()
+                name.expanded_from = [name.value]
+
+    # -- pcpp hooks ----------------------------------------------------------------------------
+
+    def on_error(self, file, line, msg):
+        raise CompileError(_rephrase(msg), self._error_loc(file, line))
+
+    def _error_loc(self, file, line) -> SourceLoc:
+        directive = self.lastdirective
+        if directive is not None and directive.source == file and self.tok_loc(directive).line == line:
+            return self.tok_loc(directive)
+        display = self.files.display.get(file, file or "<command line>")
+        text = self.sources.line(display, line) or ""
+        return SourceLoc(display, line, len(text) - len(text.lstrip()) + 1)
+
+    def on_file_open(self, is_system_include, includepath):
+        with open(includepath, encoding="utf-8", errors="replace") as f:
+            text = f.read().removeprefix("\ufeff")
+        rel = os.path.relpath(includepath)
+        display = includepath if rel.startswith("..") else rel
+        self.files.add(includepath, display, text)
+        self.sources.register(display, text)
+        return io.StringIO(text)
+
+    def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
+        loc = self.tok_loc(self.lastdirective)
+        if is_malformed:
+            raise CompileError(f"malformed #include: expected \"FILE\" or <FILE>, got '{includepath}'", loc)
+        raise CompileError(f"'{includepath}' file not found", loc)
+
+    def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):
+        text = "".join(t.value for t in toks).strip()
+        loc = self.tok_loc(directive)
+        if directive.value == "error":
+            raise CompileError(f"#error {text}".rstrip(), loc)
+        if directive.value == "warning":
+            return True          # accepted and dropped: the frontend has no warning sink here
+        if directive.value == "pragma":
+            return True          # no pragmas are defined; ignored as C compilers do
+        raise CompileError(f"invalid preprocessing directive '#{directive.value}'", loc)
+
+    def on_unknown_macro_in_expr(self, ident):
+        return {"true": 1, "false": 0}.get(ident, 0)
+
+    def on_comment(self, tok):
+        return False
+
+
+def _rephrase(msg: str) -> str:
+    """Turn a pcpp message into tritonc's style (lower case start, no trailing period)."""
+    if msg.startswith("Could not evaluate expression"):
+        expr = msg.split("passed to evaluator: '", 1)[-1].rstrip("')")
+        return f"invalid expression in #if: '{expr.strip()}'"
+    if msg.startswith("Unterminated "):
+        return f"unterminated conditional directive '{msg.removeprefix('Unterminated ').strip()}'"
+    return msg[:1].lower() + msg[1:].rstrip(".")
+
+
+def _check_define_name(name: str) -> None:
+    head = name.split("(", 1)[0]
+    if not head or not (head[0].isalpha() or head[0] == "_") or not all(c.isalnum() or c == "_" for c in head):
+        raise CompileError(f"invalid macro name '{name}' in -D option")
+
+
+def preprocess(text: str, path: str, defines: dict[str, str | None] | None = None,
+               include_dirs: list[str] | tuple[str, ...] = (),
+               sources: SourceManager | None = None) -> PreprocessedSource:
+    """Run the C preprocessor over one Triton-C source file.
+
+    Args:
+        text: the file's contents.
+        path: the file's name as the user gave it; diagnostics use it verbatim.
+        defines: ``-D`` macros, name -> replacement text. A name may carry a parameter list
+            (``{"SQ(x)": "((x)*(x))"}``). ``None`` as the value means ``1`` (``-D NAME``);
+            ``""`` defines an empty macro. Values may contain commas (``{"RED": "+,:"}``).
+        include_dirs: ``-I`` directories, searched in order for ``#include`` (quoted includes
+            look in the including file's directory first).
+        sources: registry that receives the text of the main file and every included file
+            (so diagnostics can quote lines); a fresh one is used if ``None``.
+
+    Returns:
+        The expanded text with its position map (:class:`PreprocessedSource`).
+
+    Raises:
+        CompileError: ``#error``, a missing include, an unknown directive, a malformed macro
+            call or ``#if`` expression, an unterminated conditional; located at the directive
+            (file, line and column of the user's source) except for bad ``-D`` names.
+    """
+    sources = sources if sources is not None else SourceManager()
+    text = text.removeprefix("\ufeff")
+    files = _FileTable()
+    abspath = os.path.abspath(path)
+    files.add(abspath, path, text)
+    sources.register(path, text)
+
+    pp = _Preprocessor(files, sources)
+    for name, value in PRELUDE_MACROS.items():
+        pp.define(f"{name} {value}")
+    for name, value in (defines or {}).items():
+        _check_define_name(name)
+        pp.define(f"{name} {'1' if value is None else value}")
+    for directory in include_dirs:
+        pp.add_path(str(directory))
+
+    pp.parse(text, abspath)
+    out: list[str] = []
+    tokens: list[PPToken] = []
+    offset = 0
+    prev = None
+    while (tok := pp.token()) is not None:
+        if tok.type in pp.t_WS or tok.value == "":
+            continue
+        loc = getattr(tok, "tloc", None) or pp.tok_loc(tok)
+        glued = (prev is not None and prev.lexpos + len(prev.value) == tok.lexpos
+                 and prev.source == tok.source and getattr(prev, "tloc", None) is not None
+                 and _same_origin(prev, tok))
+        if tokens and not glued:
+            sep = "\n" if tokens[-1].loc.line != loc.line else " "
+            out.append(sep)
+            offset += 1
+        tokens.append(PPToken(tok.value, offset, loc, tok.type))
+        out.append(tok.value)
+        offset += len(tok.value)
+        prev = tok
+
+    eof_loc = _eof_loc(text, path)
+    return PreprocessedSource("".join(out), tokens, eof_loc, dict(pp.tunable_overrides))
+
+
+def _same_origin(a, b) -> bool:
+    """Two tokens adjacent in the output came from adjacent characters of the same text."""
+    return list(a.expanded_from) == list(b.expanded_from) and a.tloc.file == b.tloc.file
+
+
+def _eof_loc(text: str, path: str) -> SourceLoc:
+    lines = text.splitlines() or [""]
+    last = len(lines)
+    while last > 1 and not lines[last - 1].strip():
+        last -= 1
+    return SourceLoc(path, last, len(lines[last - 1].rstrip()) + 1)
