@@ -1,0 +1,185 @@
+"""The ``tritonc`` command line (click).
+
+Exit status: 0 on success, 1 for an error in the input program (printed as
+``file:line:col: error: message`` with the source line and a caret), 2 for bad usage,
+3 for an internal compiler error. No Python traceback reaches the user (set
+``TRITONC_TRACEBACK=1`` to see one for an internal error), and no output file is left
+half-written: every output is computed first, then written to a temporary file and renamed.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .diagnostics import CompileError, InternalCompilerError, SourceManager
+from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
+
+EXAMPLES = """\b
+Examples:
+  tritonc matmul.tri -o matmul.cubin                    # cubin for sm_90
+  tritonc matmul.tri -o build/matmul --emit=cubin,ptx,header,py
+  tritonc softmax.tri -D BLOCK=1024 --emit=ttir -o -    # print the tile IR
+  tritonc matmul.tri --arch sm_80 -D TM=128 --num-warps 8 -o mm.ptx
+  tritonc kernels.tri --kernel add --print-ir-after=canonicalize --emit=ttir -o -
+
+\b
+Output kinds (--emit, or the suffix of -o): ttir (.ttir), ttgir (.ttgir), llir (.ll),
+ptx (.ptx), cubin (.cubin), header (.h), py (.py). With several kinds each is written next
+to the -o base name with its own suffix.
+"""
+
+
+def _parse_define(text: str) -> tuple[str, str | None]:
+    name, sep, value = text.partition("=")
+    if not name or not (name[0].isalpha() or name[0] == "_") or not all(c.isalnum() or c == "_" for c in name):
+        raise click.BadParameter(f"'{text}' is not NAME or NAME=VALUE", param_hint="-D")
+    return name, (value if sep else None)
+
+
+def _parse_int_list(text: str, what: str) -> list[int]:
+    try:
+        values = [int(v, 0) for v in text.split(",") if v.strip()]
+    except ValueError:
+        values = []
+    if not values:
+        raise click.BadParameter(f"'{text}' is not a comma-separated list of integers", param_hint=what)
+    return values
+
+
+def _parse_tune(text: str) -> tuple[str, list[int]]:
+    name, sep, values = text.partition("=")
+    if not sep or not name:
+        raise click.BadParameter(f"'{text}' is not NAME=a,b,...", param_hint="--tune")
+    return name.strip(), _parse_int_list(values, "--tune")
+
+
+def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
+    if emit:
+        kinds = [k.strip() for k in emit.split(",") if k.strip()]
+        bad = [k for k in kinds if k not in EMIT_SUFFIXES]
+        if bad or not kinds:
+            raise click.BadParameter(f"unknown output kind '{bad[0] if bad else emit}'; expected one of "
+                                     f"{', '.join(EMIT_SUFFIXES)}", param_hint="--emit")
+        return list(dict.fromkeys(kinds))
+    if output and output != "-":
+        suffix = Path(output).suffix
+        for kind, s in EMIT_SUFFIXES.items():
+            if s == suffix:
+                return [kind]
+    return ["cubin"]
+
+
+def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str, str]:
+    if output == "-":
+        if len(kinds) != 1:
+            raise click.BadParameter("'-o -' writes one output kind to stdout; pick one with --emit", param_hint="-o")
+        return {kinds[0]: "-"}
+    if output is not None and len(kinds) == 1:
+        return {kinds[0]: output}
+    if output is not None:
+        base = output
+        if Path(output).suffix in EMIT_SUFFIXES.values():
+            base = str(Path(output).with_suffix(""))
+    else:
+        base = Path(source).stem if source != "-" else "a"
+    return {k: base + EMIT_SUFFIXES[k] for k in kinds}
+
+
+def write_atomically(path: str, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tritonc-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
+@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("-o", "--output", metavar="PATH", help="Output file ('-' for stdout), or base name for several kinds.")
+@click.option("--emit", metavar="KINDS", help="Comma-separated output kinds: ttir,ttgir,llir,ptx,cubin,header,py.")
+@click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a preprocessor macro.")
+@click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add a directory to the #include search path.")
+@click.option("--tune", multiple=True, metavar="NAME=a,b,...", help="Candidate values of a meta-parameter (the first is compiled).")
+@click.option("--kernel", metavar="NAME", help="Compile only this kernel of a multi-kernel file.")
+@click.option("--num-warps", default="4", metavar="N[,N...]", show_default=True, help="Warps per program instance.")
+@click.option("--num-stages", default="3", metavar="N[,N...]", show_default=True, help="Software-pipelining depth.")
+@click.option("--arch", type=click.Choice(ARCHS), default="sm_90", show_default=True, help="Target GPU architecture.")
+@click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
+@click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
+@click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror, -Wno-double-promotion.")
+@click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
+@click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass.")
+@click.option("--time-passes", is_flag=True, help="Print the wall time of each pass.")
+@click.version_option(__version__, "--version", prog_name="tritonc")
+def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, arch, use_ptxas,
+            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes):
+    """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
+    from .driver import Compilation, PassOptions
+
+    kinds = _emit_kinds(emit, output)
+    paths = _output_paths(kinds, output, source)
+    werror = "error" in warning_flags
+    off = frozenset(f[3:] for f in warning_flags if f.startswith("no-"))
+    unknown = [f for f in warning_flags if f != "error" and not f.startswith("no-")]
+    if unknown:
+        raise click.BadParameter(f"unknown warning flag '-W{unknown[0]}'", param_hint="-W")
+    options = CompileOptions(
+        defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
+        tune=dict(_parse_tune(t) for t in tune), kernel=kernel,
+        num_warps=_parse_int_list(num_warps, "--num-warps")[0], num_stages=_parse_int_list(num_stages, "--num-stages")[0],
+        arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror)
+    pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
+                            time_passes=time_passes)
+    sources = SourceManager()
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+            comp = Compilation(text + ("\n" if not text.endswith("\n") else ""), options, pass_opts, sources)
+        else:
+            comp = Compilation(Path(source), options, pass_opts, sources)
+        results = {kind: comp.emit(kind) for kind in kinds}
+        for w in comp.diag.warnings:
+            click.echo(sources.render(w), err=True)
+    except CompileError as e:
+        click.echo(sources.render(e.diagnostic), err=True)
+        sys.exit(1)
+    except InternalCompilerError as e:
+        if os.environ.get("TRITONC_TRACEBACK"):
+            raise
+        click.echo(f"tritonc: internal compiler error: {e}", err=True)
+        sys.exit(3)
+    for kind, path in paths.items():
+        data = results[kind]
+        if path == "-":
+            if isinstance(data, bytes):
+                sys.stdout.buffer.write(data)
+                sys.stdout.buffer.flush()
+            else:
+                sys.stdout.write(data)
+                sys.stdout.flush()
+        else:
+            try:
+                write_atomically(path, data)
+            except OSError as e:
+                click.echo(f"tritonc: error: cannot write '{path}': {e.strerror or e}", err=True)
+                sys.exit(1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point (``tritonc``)."""
+    try:
+        tritonc.main(args=argv, prog_name="tritonc", standalone_mode=True)
+    except KeyboardInterrupt:
+        sys.exit(130)

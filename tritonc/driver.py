@@ -1,0 +1,270 @@
+"""The compilation pipeline, as one list.
+
+::
+
+    .tri --preprocess (pcpp)--> tokens --parse (lark)--> AST --sema+irgen--> tile IR (tt)
+      --TT_PIPELINE--> optimised tt IR                                         (--emit=ttir)
+      --TTG_PIPELINE--> GPU tile IR with layouts (ttg)                          (--emit=ttgir)
+      --lower-to-llvm--> LLVM IR                                                (--emit=llir)
+      --llvmlite NVPTX--> PTX                                                   (--emit=ptx)
+      --nvJitLink (or ptxas)--> cubin                                           (--emit=cubin)
+      + launchers: C header (cubin embedded) and Python module                  (--emit=header,py)
+
+:class:`Compilation` runs the stages lazily: asking for the PTX runs everything up to PTX
+once, and a later request for the cubin reuses it. Every stage after the frontend runs
+through a :class:`~tritonc.passes.PassManager` that verifies the IR after each pass and
+honours ``--print-ir-after`` / ``--time-passes``.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TextIO
+
+from .diagnostics import CompileError, DiagnosticSink, SourceManager
+from .ir.core import Module
+from .ir.printer import print_module
+from .options import CompileOptions
+
+#: Machine-independent passes on the tt level, in order. ``inline`` comes first so that the
+#: other passes see whole kernels; ``canonicalize`` runs again after ``licm`` because hoisting
+#: exposes splat/broadcast chains of loop invariants.
+TT_PIPELINE = ("inline", "canonicalize", "cse", "licm", "canonicalize", "dce")
+
+#: GPU passes: from tt IR to ttg IR with a layout on every tile.
+TTG_PIPELINE = ("assign-layouts", "remove-layout-conversions", "canonicalize", "cse", "dce")
+
+
+@dataclass
+class PassOptions:
+    """Debugging output of the pass manager (``--print-ir-after``, ``--time-passes``)."""
+
+    print_ir_after: set[str] | str | None = None
+    time_passes: bool = False
+    stream: TextIO = field(default_factory=lambda: sys.stderr)
+
+
+def read_source(source_or_path: str | Path) -> tuple[str, str]:
+    """``(text, path)`` for a path to a ``.tri`` file or for source text itself.
+
+    A string containing a newline or a ``(`` is taken as source text (path ``<source>``).
+
+    Raises:
+        CompileError: the file cannot be read.
+    """
+    if isinstance(source_or_path, Path) or ("\n" not in source_or_path and "(" not in source_or_path):
+        path = str(source_or_path)
+        try:
+            return Path(path).read_text(encoding="utf-8"), path
+        except OSError as e:
+            raise CompileError(f"cannot read '{path}': {e.strerror or e}") from None
+    return str(source_or_path), "<source>"
+
+
+def _tunable_values(tu, overrides: dict[str, str], options: CompileOptions) -> dict[str, int]:
+    """Values for ``const tunable`` names: ``-D`` first, then ``--tune``'s first candidate."""
+    values: dict[str, int] = {}
+    for decl in tu.tunables:
+        if decl.name in overrides:
+            text = overrides[decl.name].strip()
+            try:
+                values[decl.name] = int(text, 0)
+            except ValueError:
+                raise CompileError(f"-D {decl.name}={text}: a tunable needs an integer value", decl.loc) from None
+        elif decl.name in options.tune:
+            values[decl.name] = options.tune[decl.name][0]
+    return values
+
+
+def frontend(text: str, path: str, options: CompileOptions, sources: SourceManager,
+             diag: DiagnosticSink) -> Module:
+    """Preprocess, parse, check and translate one source file into tt IR (before any pass).
+
+    ``--tune NAME=a,b`` values for names that are not ``const tunable`` become macros
+    (the first candidate), unless ``-D NAME`` already defines the macro.
+
+    Raises:
+        CompileError: any error in the user's program, with its location.
+    """
+    from .frontend.irgen import generate_ir
+    from .frontend.parser import parse_preprocessed
+    from .frontend.preprocess import preprocess
+
+    defines: dict[str, str | None] = dict(options.defines)
+    pre = preprocess(text, path, defines, list(options.include_dirs), sources)
+    tu = parse_preprocessed(pre, path)
+    declared = {d.name for d in tu.tunables}
+    extra = {k: str(v[0]) for k, v in options.tune.items() if k not in declared and k not in defines}
+    if extra:
+        defines.update(extra)
+        pre = preprocess(text, path, defines, list(options.include_dirs), sources)
+        tu = parse_preprocessed(pre, path)
+    module = generate_ir(tu, tunables=_tunable_values(tu, pre.tunable_overrides, options), diag=diag,
+                         num_warps=options.num_warps)
+    if options.kernel is not None:
+        select_kernel(module, options.kernel)
+    return module
+
+
+def select_kernel(module: Module, name: str) -> None:
+    """Keep only kernel ``name`` (and the device functions) in ``module``.
+
+    Raises:
+        CompileError: no kernel of that name; the message lists the kernels there are.
+    """
+    kernels = [f.name for f in module.functions if f.kind == "kernel"]
+    if name not in kernels:
+        listed = ", ".join(kernels) or "none"
+        raise CompileError(f"no kernel named '{name}' in this file (kernels: {listed})")
+    module.functions = [f for f in module.functions if f.kind != "kernel" or f.name == name]
+
+
+def run_pipeline(module: Module, names: tuple[str, ...], popts: PassOptions | None = None, **pass_options) -> Module:
+    """Run the named passes over ``module`` in order (verifying after each one)."""
+    from .passes import PassManager, get_pass
+
+    popts = popts or PassOptions()
+    passes = []
+    for n in names:
+        cls_opts = {k: v for k, v in pass_options.items() if k in _pass_fields(n)}
+        passes.append(get_pass(n, **cls_opts))
+    PassManager(passes, print_ir_after=popts.print_ir_after, time_passes=popts.time_passes,
+                stream=popts.stream).run(module)
+    return module
+
+
+def _pass_fields(name: str) -> set[str]:
+    import dataclasses
+
+    from .passes import all_passes
+
+    cls = all_passes()[name]
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+class Compilation:
+    """One source file compiled with one set of options; each stage is computed on first use.
+
+    Args:
+        source_or_path: a ``.tri`` path or the source text itself.
+        options: see :class:`~tritonc.options.CompileOptions`.
+        pass_options: ``--print-ir-after`` / ``--time-passes`` settings.
+
+    Stages (properties): ``ttir`` (optimised tt IR module), ``ttgir``, ``llir`` (text),
+    ``ptx`` (text), ``cubin`` (bytes), ``kernels`` (launcher descriptions), ``header`` and
+    ``python_module`` (text). Each raises :class:`CompileError` for user errors and
+    :class:`~tritonc.diagnostics.InternalCompilerError` for tritonc bugs.
+    """
+
+    def __init__(self, source_or_path: str | Path, options: CompileOptions | None = None,
+                 pass_options: PassOptions | None = None, sources: SourceManager | None = None):
+        self.options = options or CompileOptions()
+        self.pass_options = pass_options or PassOptions()
+        self.sources = sources or SourceManager()
+        self.diag = DiagnosticSink(self.options.warnings_off, self.options.werror)
+        self.text, self.path = read_source(source_or_path)
+        self.sources.register(self.path, self.text)
+
+    @cached_property
+    def ttir(self) -> Module:
+        module = frontend(self.text, self.path, self.options, self.sources, self.diag)
+        return run_pipeline(module, TT_PIPELINE, self.pass_options)
+
+    @cached_property
+    def ttgir(self) -> Module:
+        from .ir.parser import parse_module
+
+        module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
+        module.attrs["num_warps"] = self.options.num_warps
+        return run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.options.num_warps,
+                            allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages,
+                            arch=self.options.arch)
+
+    @cached_property
+    def lowered(self):
+        from .codegen.llvm import lower_module
+
+        return lower_module(self.ttgir, target_arch=self.options.arch)
+
+    @property
+    def llir(self) -> str:
+        return self.lowered.llvm_ir
+
+    @cached_property
+    def target(self):
+        from .codegen.target import Target
+
+        return Target(self.options.arch)
+
+    @cached_property
+    def ptx(self) -> str:
+        from .codegen.target import llvm_to_ptx
+
+        return llvm_to_ptx(self.llir, self.target)
+
+    @cached_property
+    def cubin(self) -> bytes:
+        from .codegen.cubin import ptx_to_cubin
+
+        return ptx_to_cubin(self.ptx, self.target, use_ptxas=self.options.use_ptxas)
+
+    @cached_property
+    def kernels(self):
+        """One :class:`~tritonc.launcher.signature.CompiledKernel` per kernel of the module."""
+        from .launcher.build import compiled_kernels
+
+        return compiled_kernels(self)
+
+    @property
+    def header(self) -> str:
+        from .launcher.c_header import generate_c_header
+
+        return generate_c_header(self.kernels)
+
+    @property
+    def python_module(self) -> str:
+        from .launcher.python_module import generate_python_module
+
+        return generate_python_module(self.kernels)
+
+    def emit(self, kind: str) -> str | bytes:
+        """The output of kind ``kind`` (a key of :data:`~tritonc.options.EMIT_SUFFIXES`)."""
+        if kind == "ttir":
+            return print_module(self.ttir)
+        if kind == "ttgir":
+            return print_module(self.ttgir)
+        if kind == "llir":
+            return self.llir
+        if kind == "ptx":
+            return self.ptx
+        if kind == "cubin":
+            return self.cubin
+        if kind == "header":
+            return self.header
+        if kind == "py":
+            return self.python_module
+        raise ValueError(f"unknown output kind {kind!r}")
+
+
+def compile_to_ttir(source_or_path: str | Path, *, kernel: str | None = None, defines: dict | None = None,
+                    include_dirs=(), tunables: dict[str, int] | None = None, num_warps: int = 4) -> Module:
+    """Source to optimised tt IR: what the interpreter runs and ``--emit=ttir`` prints.
+
+    Args:
+        source_or_path: a ``.tri`` path or source text.
+        kernel: keep only this kernel.
+        defines: ``-D`` macros; values may be strings or numbers (``None`` = bare ``-D NAME``).
+        include_dirs: ``-I`` directories.
+        tunables: values for meta-parameters (``const tunable`` names or ``--tune`` macros).
+        num_warps: recorded in the module attributes.
+
+    Raises:
+        CompileError: an error in the program.
+    """
+    options = CompileOptions(
+        defines={k: (None if v is None else str(v)) for k, v in (defines or {}).items()},
+        include_dirs=list(include_dirs), tune={k: [int(v)] for k, v in (tunables or {}).items()},
+        kernel=kernel, num_warps=num_warps)
+    return Compilation(source_or_path, options).ttir

@@ -1,0 +1,48 @@
+"""Compile options shared by the CLI, the driver, the interpreter and the tests."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: GPU architectures tritonc can target (``--arch``).
+ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+
+#: Output kinds, by ``--emit`` name, with the file suffix each one is written to.
+EMIT_SUFFIXES = {
+    "ttir": ".ttir",
+    "ttgir": ".ttgir",
+    "llir": ".ll",
+    "ptx": ".ptx",
+    "cubin": ".cubin",
+    "header": ".h",
+    "py": ".py",
+}
+
+
+@dataclass
+class CompileOptions:
+    """Everything that decides what a compilation produces.
+
+    Attributes:
+        defines: preprocessor macros (``-D NAME=VALUE``; value ``"1"`` for a bare ``-D NAME``).
+        include_dirs: ``-I`` directories searched by ``#include``.
+        tune: candidate lists per meta-parameter (``--tune TM=64,128``); the first is compiled.
+        kernel: compile only this kernel of a multi-kernel file (``--kernel``).
+        num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads).
+        num_stages: software-pipelining depth for loops that feed ``@``.
+        arch: target GPU architecture, one of :data:`ARCHS`.
+        allow_tf32: let ``@`` on float operands use TF32 tensor cores.
+        use_ptxas: assemble with ``ptxas`` from PATH instead of nvJitLink.
+        warnings_off: warning flags disabled with ``-Wno-<flag>``; ``werror`` for ``-Werror``.
+    """
+
+    defines: dict[str, str] = field(default_factory=dict)
+    include_dirs: list[str] = field(default_factory=list)
+    tune: dict[str, list[int]] = field(default_factory=dict)
+    kernel: str | None = None
+    num_warps: int = 4
+    num_stages: int = 3
+    arch: str = "sm_90"
+    allow_tf32: bool = False
+    use_ptxas: bool = False
+    warnings_off: frozenset[str] = frozenset()
+    werror: bool = False

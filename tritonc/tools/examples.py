@@ -1,0 +1,44 @@
+"""The example kernels under ``examples/`` and the fixed settings their golden files use.
+
+One table read by ``make golden`` (``tritonc.tools.golden``), the golden test, and
+``make gpu-check``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES_DIR = ROOT / "examples"
+GOLDEN_DIR = ROOT / "golden"
+
+
+@dataclass(frozen=True)
+class Example:
+    """An example file compiled at fixed ``defines`` (``tune`` fixes tunables) for golden files."""
+
+    name: str
+    defines: dict[str, str] = field(default_factory=dict)
+    tune: dict[str, list[int]] = field(default_factory=dict)
+    num_warps: int = 4
+
+    @property
+    def path(self) -> Path:
+        return EXAMPLES_DIR / f"{self.name}.tri"
+
+
+EXAMPLES = (
+    Example("vector_add", {"BLOCK": "1024"}),
+    Example("softmax", {"BLOCK": "1024"}),
+    Example("layernorm", {"BLOCK": "1024"}),
+    Example("transpose", {"TM": "32", "TN": "32"}),
+    Example("reduce", {"BM": "8", "BN": "256"}),
+    Example("matmul", {}, {"TM": [64], "TN": [64], "TK": [32]}),
+)
+
+
+def by_name(name: str) -> Example:
+    for e in EXAMPLES:
+        if e.name == name:
+            return e
+    raise KeyError(name)
