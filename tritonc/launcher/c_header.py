@@ -1,0 +1,449 @@
+"""Generate one self-contained C/C++ header that embeds a cubin and launches its kernels.
+
+The header (C99 and C++, ``#pragma once``, ``extern "C"``) needs only ``cuda.h`` and the
+CUDA driver library (``-lcuda``). For every kernel ``K`` of the cubin it defines::
+
+    CUresult K_load(void);      /* load the cubin into the current context (optional)  */
+    CUresult K_unload(void);    /* unload it from the current context                  */
+    CUresult K(CUstream stream, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+               <one C argument per kernel parameter>);
+    const char *K_last_error(void);  /* why the last launch was refused, or NULL       */
+    static const struct tritonc_kernel_metadata K_metadata;
+
+Conventions, with their sources:
+
+* Launch entry point ``CUresult K(CUstream, gridX, gridY, gridZ, args...)``: Triton's AOT
+  ``compile.h`` (old form, grid at run time); it returns a ``CUresult`` and never calls
+  ``exit()`` (cli-launcher-anchors.md §1, takeaways 2-4).
+* Argument types: ``CUdeviceptr`` for pointers (64-bit device addresses), scalars at their
+  C width with ``float16``/``bfloat16`` passed as their bits in ``uint16_t`` (spec §7).
+* ``num_warps * 32`` threads along x, the kernel's dynamic shared memory at each launch,
+  ``cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`` at load when it is
+  above 48 KiB (Triton's practice, codegen-facts.md §1).
+* Lazy load on first launch, one module per CUDA context: loaded modules are kept in a
+  small table keyed by ``cuCtxGetId`` (unique for the process lifetime, so a destroyed
+  context whose handle is reused never finds a stale module). Triton's template loads once
+  for whatever context is current, which breaks on a second GPU (anchors §1).
+* Promises (``__multipleof``, ``__aligned``) are checked before anything else; a broken one
+  returns ``CUDA_ERROR_INVALID_VALUE`` and ``K_last_error()`` says which (spec §7).
+* An empty grid (a zero dimension) launches nothing and returns ``CUDA_SUCCESS``.
+* A machine-readable ``// tritonc-kernel: {json}`` line per kernel, like Triton's
+  ``// tt-linker:`` comment, and a do-not-edit banner without timestamps (ISPC, anchors §2).
+
+Everything is ``static``/``static inline``: the header may be included in several
+translation units; each keeps its own module table. The table is not locked: load (or make
+the first launch) in each context from one thread before launching from several threads.
+Define ``TRITONC_MAX_CONTEXTS`` before including to change the table size (default 16);
+when it is full, a launch in a new context returns ``CUDA_ERROR_OUT_OF_MEMORY``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tritonc
+from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, KernelParam
+
+#: Above this many bytes of dynamic shared memory a kernel needs an explicit opt-in.
+DEFAULT_SHARED_LIMIT = 48 * 1024
+
+#: Names a kernel parameter may not keep in C: they are types, macros or the launcher's own
+#: parameters; such parameters get a trailing underscore.
+_C_PARAM_RESERVED = C_RESERVED | frozenset("""
+stream grid_x grid_y grid_z int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
+size_t ptrdiff_t intptr_t uintptr_t CUdeviceptr CUstream CUresult CUfunction CUmodule CUcontext
+""".split())
+
+
+def c_string_literal(text: str) -> str:
+    """``text`` as a C string literal: ASCII only, with ``?`` escaped (no trigraphs)."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '\\"?':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        else:
+            for byte in ch.encode("utf-8"):
+                out.append(f"\\{byte:03o}")
+    out.append('"')
+    return "".join(out)
+
+
+def _comment_safe(text: str) -> str:
+    """Text that cannot end a ``/* */`` comment."""
+    return "".join(ch if ch.isprintable() else " " for ch in text).replace("*/", "*\\/")
+
+
+def c_param_names(params: Sequence[KernelParam]) -> list[str]:
+    """The C names of ``params``: the Triton-C names, except that names that are C/C++
+    keywords, standard types or the launcher's own parameters get a trailing ``_`` and names
+    in tritonc's ``tritonc_`` namespace get an ``arg_`` prefix (kept unique)."""
+    taken: set[str] = set()
+    names = []
+    original = {p.name for p in params}
+    for p in params:
+        name = p.name
+        if name.startswith("tritonc_"):
+            name = "arg_" + name
+        while name in _C_PARAM_RESERVED or name in taken or (name != p.name and name in original):
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def _module_prefix(name: str) -> str:
+    return f"tritonc_{name}"
+
+
+def _check_kernels(kernels: Sequence[CompiledKernel]) -> None:
+    if not kernels:
+        raise ValueError("a header needs at least one kernel")
+    first = kernels[0]
+    public: dict[str, str] = {}
+    for k in kernels:
+        if not isinstance(k, CompiledKernel):
+            raise ValueError(f"expected CompiledKernel, got {type(k).__name__}")
+        if k.cubin != first.cubin:
+            raise ValueError(f"kernels '{first.name}' and '{k.name}' come from different cubins; "
+                             "one header holds the kernels of one cubin")
+        if k.arch != first.arch:
+            raise ValueError(f"kernels '{first.name}' and '{k.name}' have different archs")
+        for sym in (k.name, f"{k.name}_load", f"{k.name}_unload", f"{k.name}_last_error",
+                    f"{k.name}_metadata"):
+            if sym in public:
+                raise ValueError(f"kernel '{k.name}' would define '{sym}', which kernel "
+                                 f"'{public[sym]}' already defines")
+            public[sym] = k.name
+    for sym in public:
+        if sym.startswith("tritonc_"):
+            raise ValueError(f"'{sym}': names starting with 'tritonc_' are reserved for the launcher")
+
+
+def _hex_array(data: bytes, per_line: int = 16) -> list[str]:
+    lines = []
+    for i in range(0, len(data), per_line):
+        chunk = data[i:i + per_line]
+        lines.append("    " + ", ".join(f"0x{b:02x}" for b in chunk) + ",")
+    return lines
+
+
+def _promise_checks(kernel: CompiledKernel, cnames: list[str], mod: str) -> list[str]:
+    """C statements refusing a launch that breaks a ``__multipleof``/``__aligned`` promise."""
+    lines = []
+    for p, cname in zip(kernel.params, cnames):
+        if p.is_pointer:
+            m = p.address_multiple
+            if m is None or m == 1:
+                continue
+            promise = " and ".join(a for a in p.attributes() if a.startswith(("__aligned", "__multipleof")))
+            cond = f"({cname} % {m}ull) != 0"
+            what = f"{kernel.name}: the address passed for '{p.name}' is not a multiple of {m} bytes, breaking {promise}"
+        else:
+            m = p.multipleof
+            if m is None or m == 1:
+                continue
+            literal = {"int64": f"INT64_C({m})", "uint64": f"UINT64_C({m})",
+                       "uint32": f"{m}u"}.get(p.dtype, str(m))
+            cond = f"({cname} % {literal}) != 0"
+            what = f"{kernel.name}: the value passed for '{p.name}' is not a multiple of {m}, breaking __multipleof({m})"
+        lines += [f"    if ({cond}) {{",
+                  f"        {mod}_refused = {c_string_literal(what)};",
+                  "        return CUDA_ERROR_INVALID_VALUE;",
+                  "    }"]
+    return lines
+
+
+def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
+                      header_name: str | None = None, command: str | None = None) -> str:
+    """Return the text of a header for ``kernels``, which must all come from one cubin.
+
+    Args:
+        kernels: one kernel or several kernels of the same cubin (same bytes, same arch).
+        header_name: the file name shown in the banner (default ``<first kernel>.h``).
+        command: the command line shown in the banner (omit it for byte-stable output).
+
+    Raises:
+        ValueError: no kernels, kernels of different cubins/archs, or colliding C names.
+    """
+    if isinstance(kernels, CompiledKernel):
+        kernels = [kernels]
+    kernels = list(kernels)
+    _check_kernels(kernels)
+    first = kernels[0]
+    mod = _module_prefix(first.name)
+    nk = len(kernels)
+    cubin = first.cubin
+    header_name = header_name or f"{first.name}.h"
+
+    out: list[str] = []
+    emit = out.append
+
+    # ---- banner
+    emit("/*")
+    emit(f" * {_comment_safe(header_name)}: launcher{'s' if nk > 1 else ''} for "
+         + ", ".join(k.name for k in kernels) + f" ({first.arch}, cubin of {len(cubin)} bytes).")
+    emit(f" * Generated by tritonc {tritonc.__version__}. DO NOT EDIT: regenerate it from the Triton-C source.")
+    if command:
+        emit(f" * Command: {_comment_safe(command)}")
+    emit(" *")
+    for k in kernels:
+        emit(f" *   {_comment_safe(k.signature.triton_c())}")
+        emit(f" *       num_warps={k.num_warps} ({k.block_threads} threads per block), "
+             f"dynamic shared memory {k.shared_bytes} bytes"
+             + (f", defines {_comment_safe(k.defines_string())}" if k.defines else ""))
+    emit(" *")
+    emit(" * Use: cuInit(0), make a context current (cuDevicePrimaryCtxRetain + cuCtxSetCurrent, or any")
+    emit(" * CUDA runtime call), then call the launcher; it loads the cubin into the current context on")
+    emit(" * first use. Launchers return CUDA_ERROR_INVALID_VALUE when an argument breaks a")
+    emit(" * __multipleof/__aligned promise (<kernel>_last_error() says which) and CUDA_SUCCESS without")
+    emit(" * launching when a grid dimension is 0. Link with -lcuda.")
+    emit(" */")
+    for k in kernels:
+        emit(f"// {SIGNATURE_TAG} {k.signature_json()}")
+    emit("#pragma once")
+    emit("")
+    emit("#include <cuda.h>")
+    emit("#include <stddef.h>")
+    emit("#include <stdint.h>")
+    emit("#ifndef __cplusplus")
+    emit("#include <stdbool.h>")
+    emit("#endif")
+    emit("")
+    emit("#ifdef __cplusplus")
+    emit('extern "C" {')
+    emit("#endif")
+    emit("")
+
+    # ---- shared definitions (once per program, whichever tritonc header comes first)
+    emit("#ifndef TRITONC_KERNEL_METADATA_V1")
+    emit("#define TRITONC_KERNEL_METADATA_V1")
+    emit("/* Describes one compiled kernel; shared by every tritonc-generated header. */")
+    emit("struct tritonc_kernel_metadata {")
+    emit("    const char *name;")
+    emit("    const char *signature;     /* the Triton-C parameter list */")
+    emit("    const char *arch;          /* sm_80, sm_86, sm_89, sm_90 or sm_90a */")
+    emit("    unsigned int num_warps;")
+    emit("    unsigned int block_threads; /* num_warps * 32, along x */")
+    emit("    unsigned int shared_bytes;  /* dynamic shared memory per block */")
+    emit("    unsigned int num_params;")
+    emit("    const char *defines;       /* NAME=VALUE;NAME=VALUE (sorted) */")
+    emit("};")
+    emit("#endif")
+    emit("")
+    emit("#ifndef TRITONC_MAX_CONTEXTS")
+    emit("#define TRITONC_MAX_CONTEXTS 16")
+    emit("#endif")
+    emit("#ifndef TRITONC_ATTRIBUTES_V1")
+    emit("#define TRITONC_ATTRIBUTES_V1")
+    emit("#if defined(__GNUC__) || defined(__clang__)")
+    emit("#define TRITONC_UNUSED __attribute__((unused))")
+    emit("#define TRITONC_ALIGNED_16 __attribute__((aligned(16)))")
+    emit("#elif defined(_MSC_VER)")
+    emit("#define TRITONC_UNUSED")
+    emit("#define TRITONC_ALIGNED_16 __declspec(align(16))")
+    emit("#else")
+    emit("#define TRITONC_UNUSED")
+    emit("#define TRITONC_ALIGNED_16")
+    emit("#endif")
+    emit("#endif")
+    emit("")
+
+    # ---- the cubin and the per-context module table
+    emit(f"static const TRITONC_ALIGNED_16 unsigned char {mod}_cubin[{len(cubin)}] = {{")
+    out.extend(_hex_array(cubin))
+    emit("};")
+    emit("")
+    emit("/* The module loaded in one CUDA context, with the function of each kernel. */")
+    emit(f"struct {mod}_loaded {{")
+    emit("    unsigned long long context_id; /* cuCtxGetId; 0 marks a free slot */")
+    emit("    CUmodule module;")
+    emit(f"    CUfunction functions[{nk}];")
+    emit("};")
+    emit(f"static struct {mod}_loaded {mod}_table[TRITONC_MAX_CONTEXTS];")
+    emit(f"static const char *{mod}_refused = NULL;")
+    emit("")
+    emit(f"static const char *const {mod}_names[{nk}] = {{"
+         + ", ".join(c_string_literal(k.name) for k in kernels) + "};")
+    emit(f"static const unsigned int {mod}_shared_bytes[{nk}] = {{"
+         + ", ".join(f"{k.shared_bytes}u" for k in kernels) + "};")
+    emit("")
+    emit("/* Find this header's module in the current context; load it there when `load` is set and it")
+    emit(" * is missing. `*out` is NULL when it is neither loaded nor to be loaded. */")
+    emit(f"static inline CUresult {mod}_find(int load, struct {mod}_loaded **out)")
+    emit("{")
+    emit("    CUcontext context = NULL;")
+    emit("    unsigned long long id = 0;")
+    emit(f"    struct {mod}_loaded *free_slot = NULL;")
+    emit("    CUmodule module = NULL;")
+    emit(f"    CUfunction functions[{nk}];")
+    emit("    CUresult err;")
+    emit("    int i;")
+    emit("    *out = NULL;")
+    emit("    err = cuCtxGetCurrent(&context);")
+    emit("    if (err != CUDA_SUCCESS) return err;")
+    emit("    if (context == NULL) return CUDA_ERROR_INVALID_CONTEXT;")
+    emit("    err = cuCtxGetId(context, &id);")
+    emit("    if (err != CUDA_SUCCESS) return err;")
+    emit("    for (i = 0; i < TRITONC_MAX_CONTEXTS; ++i) {")
+    emit(f"        if ({mod}_table[i].context_id == id) {{")
+    emit(f"            *out = &{mod}_table[i];")
+    emit("            return CUDA_SUCCESS;")
+    emit("        }")
+    emit(f"        if ({mod}_table[i].context_id == 0 && free_slot == NULL) free_slot = &{mod}_table[i];")
+    emit("    }")
+    emit("    if (!load) return CUDA_SUCCESS;")
+    emit("    if (free_slot == NULL) return CUDA_ERROR_OUT_OF_MEMORY;")
+    emit(f"    err = cuModuleLoadData(&module, {mod}_cubin);")
+    emit("    if (err != CUDA_SUCCESS) return err;")
+    emit(f"    for (i = 0; i < {nk}; ++i) {{")
+    emit(f"        err = cuModuleGetFunction(&functions[i], module, {mod}_names[i]);")
+    emit(f"        if (err == CUDA_SUCCESS && {mod}_shared_bytes[i] > {DEFAULT_SHARED_LIMIT}u)")
+    emit("            err = cuFuncSetAttribute(functions[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,")
+    emit(f"                                     (int){mod}_shared_bytes[i]);")
+    emit("        if (err != CUDA_SUCCESS) {")
+    emit("            cuModuleUnload(module);")
+    emit("            return err;")
+    emit("        }")
+    emit("    }")
+    emit("    free_slot->module = module;")
+    emit(f"    for (i = 0; i < {nk}; ++i) free_slot->functions[i] = functions[i];")
+    emit("    free_slot->context_id = id;")
+    emit("    *out = free_slot;")
+    emit("    return CUDA_SUCCESS;")
+    emit("}")
+    emit("")
+    emit(f"static inline CUresult {mod}_unload(void)")
+    emit("{")
+    emit(f"    struct {mod}_loaded *loaded = NULL;")
+    emit(f"    CUresult err = {mod}_find(0, &loaded);")
+    emit("    if (err != CUDA_SUCCESS || loaded == NULL) return err;")
+    emit("    err = cuModuleUnload(loaded->module);")
+    emit("    loaded->context_id = 0;")
+    emit("    loaded->module = NULL;")
+    emit("    return err;")
+    emit("}")
+
+    # ---- per-kernel API
+    for index, k in enumerate(kernels):
+        cnames = c_param_names(k.params)
+        emit("")
+        emit(f"/* ---- {k.name} ---- */")
+        emit("")
+        emit(f"static const struct tritonc_kernel_metadata {k.name}_metadata TRITONC_UNUSED = {{")
+        emit(f"    {c_string_literal(k.name)},")
+        emit(f"    {c_string_literal(k.signature.triton_c())},")
+        emit(f"    {c_string_literal(k.arch)},")
+        emit(f"    {k.num_warps}u,")
+        emit(f"    {k.block_threads}u,")
+        emit(f"    {k.shared_bytes}u,")
+        emit(f"    {len(k.params)}u,")
+        emit(f"    {c_string_literal(k.defines_string())},")
+        emit("};")
+        emit("")
+        emit(f"/* Load the cubin into the current context now rather than at the first launch of {k.name}. */")
+        emit(f"static inline CUresult {k.name}_load(void)")
+        emit("{")
+        emit(f"    struct {mod}_loaded *loaded = NULL;")
+        emit(f"    return {mod}_find(1, &loaded);")
+        emit("}")
+        emit("")
+        if nk > 1:
+            emit(f"/* Unload the cubin from the current context (this also unloads "
+                 + ", ".join(o.name for o in kernels if o is not k) + "; the next launch reloads it). */")
+        else:
+            emit("/* Unload the cubin from the current context (the next launch reloads it). */")
+        emit(f"static inline CUresult {k.name}_unload(void)")
+        emit("{")
+        emit(f"    return {mod}_unload();")
+        emit("}")
+        emit("")
+        emit("/* Why the last launch of a kernel of this header was refused (NULL if none was). */")
+        emit(f"static inline const char *{k.name}_last_error(void)")
+        emit("{")
+        emit(f"    return {mod}_refused;")
+        emit("}")
+        emit("")
+        args = ["CUstream stream", "unsigned int grid_x", "unsigned int grid_y", "unsigned int grid_z"]
+        for p, cname in zip(k.params, cnames):
+            ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
+            args.append(f"{ctype} {cname}")
+        emit(f"/* {_comment_safe(k.signature.triton_c())} */")
+        emit(f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")")
+        emit("{")
+        emit(f"    struct {mod}_loaded *loaded = NULL;")
+        emit("    CUresult err;")
+        bool_copies = [(i, cname) for i, (p, cname) in enumerate(zip(k.params, cnames))
+                       if not p.is_pointer and p.dtype == "bool"]
+        if k.params:
+            emit(f"    void *params[{len(k.params)}];")
+        for i, cname in bool_copies:
+            emit(f"    uint8_t tritonc_bool_{i} = {cname} ? 1 : 0; /* bool travels as 8 bits */")
+        out.extend(_promise_checks(k, cnames, mod))
+        emit(f"    {mod}_refused = NULL;")
+        emit("    if (grid_x == 0u || grid_y == 0u || grid_z == 0u) return CUDA_SUCCESS;")
+        emit(f"    err = {mod}_find(1, &loaded);")
+        emit("    if (err != CUDA_SUCCESS) return err;")
+        bool_index = {i for i, _ in bool_copies}
+        for i, cname in enumerate(cnames):
+            source = f"tritonc_bool_{i}" if i in bool_index else cname
+            emit(f"    params[{i}] = &{source};")
+        params_arg = "params" if k.params else "NULL"
+        emit(f"    return cuLaunchKernel(loaded->functions[{index}], grid_x, grid_y, grid_z, "
+             f"{k.block_threads}u, 1u, 1u,")
+        emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
+        emit("}")
+
+    emit("")
+    emit("#ifdef __cplusplus")
+    emit('}  /* extern "C" */')
+    emit("#endif")
+    return "\n".join(out) + "\n"
+
+
+def find_cuda_include() -> str | None:
+    """A folder holding ``cuda.h``, to compile generated headers against, or ``None``.
+
+    Looked for in ``$CUDA_HOME``/``$CUDA_PATH``, then in the ``nvidia-cuda-runtime`` wheel
+    (``site-packages/nvidia/cu13/include`` for CUDA 13; ``nvidia/cuda_runtime/include`` in
+    CUDA 12 wheels), then ``/usr/local/cuda/include``.
+    """
+    import glob
+    import importlib.util
+    import os
+
+    candidates = [os.path.join(os.environ[v], "include") for v in ("CUDA_HOME", "CUDA_PATH")
+                  if os.environ.get(v)]
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        candidates += sorted(glob.glob(os.path.join(root, "*", "include")), reverse=True)
+    candidates.append("/usr/local/cuda/include")
+    for folder in candidates:
+        if os.path.isfile(os.path.join(folder, "cuda.h")):
+            return folder
+    return None
+
+
+def write_c_header(path: str, kernels: CompiledKernel | Sequence[CompiledKernel], *,
+                   command: str | None = None) -> None:
+    """Write :func:`generate_c_header` output to ``path`` atomically (temp file + rename)."""
+    import os
+    import tempfile
+
+    text = generate_c_header(kernels, header_name=os.path.basename(path), command=command)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tritonc-", suffix=".h", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
