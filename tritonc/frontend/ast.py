@@ -465,3 +465,70 @@ class TranslationUnit(Node):
     @property
     def tunables(self) -> list[TunableDecl]:
         return [d for d in self.decls if isinstance(d, TunableDecl)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Printing
+# ---------------------------------------------------------------------------------------------
+
+def dump(node: Node | list | None) -> str:
+    """A compact, deterministic s-expression of ``node`` (for tests and ``--emit=ast``).
+
+    Expressions print as ``(op operands...)``: ``pid * TM + 0 ... TM`` is
+    ``(+ (* pid TM) (... 0 TM))``; literals print as written, identifiers by name, types as
+    ``half*[TM,TK]``. Other nodes print as ``(ClassName field...)`` with ``None`` as ``_``.
+    """
+    if node is None:
+        return "_"
+    if isinstance(node, list):
+        return "[" + " ".join(dump(n) for n in node) + "]"
+    if not isinstance(node, Node):
+        return str(node)
+    match node:
+        case Identifier(name=name):
+            return name
+        case IntLiteral(text=text, value=value):
+            return text or str(value)
+        case FloatLiteral(text=text, value=value):
+            return text or repr(value)
+        case BoolLiteral(value=value):
+            return "true" if value else "false"
+        case TypeSpec():
+            shape = "" if node.shape is None else "[" + ",".join(dump(d) for d in node.shape) + "]"
+            return ("const " if node.is_const else "") + node.base + "*" * node.pointer_depth + shape
+        case Binary(op=op, lhs=lhs, rhs=rhs) | Assign(op=op, target=lhs, value=rhs):
+            return f"({op} {dump(lhs)} {dump(rhs)})"
+        case MatMul(lhs=lhs, rhs=rhs):
+            return f"(@ {dump(lhs)} {dump(rhs)})"
+        case Range(lo=lo, hi=hi):
+            return f"(... {dump(lo)} {dump(hi)})"
+        case Unary(op=op, operand=operand):
+            return f"({op} {dump(operand)})"
+        case Postfix(op=op, operand=operand):
+            return f"(post{op} {dump(operand)})"
+        case MaskedDeref(mask=mask, pointer=pointer):
+            return f"(*? {dump(mask)} {dump(pointer)})"
+        case Conditional(cond=c, then=a, otherwise=b):
+            return f"(? {dump(c)} {dump(a)} {dump(b)})"
+        case Comma(exprs=exprs):
+            return "(, " + " ".join(dump(e) for e in exprs) + ")"
+        case Call(name=name, args=args):
+            return f"(call {name}" + "".join(" " + dump(a) for a in args) + ")"
+        case Cast(type=t, operand=operand):
+            return f"(cast {dump(t)} {dump(operand)})"
+        case Bitcast(type=t, operand=operand):
+            return f"(bitcast {dump(t)} {dump(operand)})"
+        case GetGlobalRange(size=size, axis=axis):
+            return f"(get_global_range {dump(size)} {dump(axis)})"
+        case Subscript(base=base, entries=entries):
+            return f"(subscript {dump(base)}" + "".join(" " + dump(e) for e in entries) + ")"
+        case SubscriptEntry(kind=kind):
+            return {"keep": ":", "newaxis": "newaxis", "reduce": str(node.reduce_op),
+                    "permute": f"^{node.axis}"}[kind]
+        case Attribute(name=name, arg=arg):
+            return name if arg is None else f"{name}({dump(arg)})"
+    parts = [type(node).__name__]
+    for f in fields(node):
+        if f.name != "loc":
+            parts.append(dump(getattr(node, f.name)))
+    return "(" + " ".join(parts) + ")"

@@ -26,7 +26,7 @@ import functools
 import re
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
 from tritonc.diagnostics import CompileError, SourceLoc, SourceManager
@@ -138,16 +138,23 @@ def _reject_unsupported_tokens(pre: PreprocessedSource) -> None:
 @functools.cache
 def _terminal_display() -> dict[str, str]:
     """Terminal name -> how an error message spells it (``SEMICOLON`` -> ``';'``)."""
-    shown = {"NAME": "identifier", "INT": "integer literal", "FLOAT": "floating literal",
-             "ASSIGN_OP": "'='", "ATTR_FLAG": "attribute", "ATTR_ARG": "attribute",
-             "BOOL_LIT": "'true'", "$END": "end of input"}
+    shown = {"NAME": "identifier", "INT_LIT": "integer literal", "FLOAT_LIT": "floating literal",
+             "$END": "end of input"}
     for term in _lark().terminals:
         if term.name not in shown and term.pattern.type == "str":
             shown[term.name] = f"'{term.pattern.value}'"
     return shown
 
 
-_EXPRESSION_START = {"NAME", "INT", "LPAR"}
+_EXPRESSION_START = {"NAME", "INT_LIT", "LPAR"}
+
+#: Words that are keywords wherever they appear. The contextual lexer makes a keyword an
+#: identifier in places where the grammar cannot accept it, so these are checked by hand.
+_RESERVED = frozenset(
+    "if else for while do break continue return const void bool _Bool char short int long signed "
+    "unsigned half bfloat16 float double int1 int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
+    "uchar ushort uint ulong fp16 fp32 fp64 true false bitcast __global__ __device__ "
+    "__attribute__".split())
 
 
 def _describe_expected(expected: set[str], at_end: bool) -> str:
@@ -177,12 +184,18 @@ def _syntax_error(err: UnexpectedInput, pre: PreprocessedSource) -> CompileError
     tok = err.token
     at_end = tok.type == "$END"
     loc = pre.eof_loc if at_end else pre.loc_at(tok.start_pos)
+    stack = err.interactive_parser.parser_state.value_stack if err.interactive_parser else []
+    last = stack[-1] if stack else None
+    if isinstance(last, Tree) and last.data == "identifier" and last.children[0].value in _RESERVED:
+        word = last.children[0]
+        return CompileError(f"expected expression before '{word.value}'", pre.loc_at(word.start_pos))
     if not at_end and tok.value == "(" and "NAME" in err.expected:
         following = pre.text[tok.end_pos:].lstrip()
         if following.startswith("*"):
             return CompileError("function pointers are not supported in Triton-C", loc)
     where = "at end of input" if at_end else f"before '{tok.value}'"
-    return CompileError(f"expected {_describe_expected(set(err.expected), at_end)} {where}", loc)
+    expected = set(err.accepts or err.expected)
+    return CompileError(f"expected {_describe_expected(expected, at_end)} {where}", loc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,6 +239,12 @@ class _ToAst(Transformer):
 
     # -- locations ------------------------------------------------------------------------------
 
+    def name(self, tok: Token) -> str:
+        """The text of a declared name, which must not be a keyword."""
+        if tok.value in _RESERVED:
+            raise CompileError(f"expected identifier before '{tok.value}'", self.at(tok))
+        return tok.value
+
     def at(self, item) -> SourceLoc:
         """Location of a token, a lark Meta, or an AST node."""
         if isinstance(item, ast.Node):
@@ -254,12 +273,9 @@ class _ToAst(Transformer):
                 raise CompileError("parameter name omitted", p.loc)
         words = [q.value for q in quals]
         keyword = next((w for w in words if w in ("__global__", "kernel")), None)
-        return ast.FunctionDef(name.value, ret, params, body, is_global=keyword is not None,
+        return ast.FunctionDef(self.name(name), ret, params, body, is_global=keyword is not None,
                                is_device="__device__" in words, kernel_keyword=keyword,
                                loc=self.at(name))
-
-    def func_qual(self, meta, children):
-        return children[0]
 
     def param_list(self, meta, children):
         return list(children)
@@ -270,16 +286,20 @@ class _ToAst(Transformer):
         name = next((c for c in children if isinstance(c, Token) and c.type == "NAME"), None)
         dims = [c for c in children if isinstance(c, _Dims)]
         attributes = _flatten_attrs(children)
+        if name is None and attributes:
+            raise CompileError("parameter name omitted", type_spec.loc)
         if pointer is not None and pointer.restrict is not None:
             attributes.insert(0, ast.Attribute("noalias", None, "restrict", loc=self.at(pointer.restrict)))
         full = self._full_type(type_spec, pointer, dims)
-        return ast.Param(name.value if name else "", full, attributes,
+        return ast.Param(self.name(name) if name else "", full, attributes,
                          loc=self.at(name) if name else type_spec.loc)
+
+    unnamed_param = param
 
     def tunable_decl(self, meta, children):
         const, _tunable, type_spec, name, *candidates = children
         type_spec.is_const = const is not None
-        return ast.TunableDecl(name.value, type_spec, candidates,
+        return ast.TunableDecl(self.name(name), type_spec, candidates,
                                override=self.pre.tunable_overrides.get(name.value), loc=self.at(name))
 
     def file_scope_decl(self, meta, children):
@@ -300,6 +320,8 @@ class _ToAst(Transformer):
 
     def type_word(self, meta, children):
         return children[0]
+
+    attr_flag_name = attr_arg_name = assign_op = func_qual = type_word
 
     def pointer(self, meta, children):
         restrict = next((t for t in children if t.type == "RESTRICT"), None)
@@ -355,7 +377,7 @@ class _ToAst(Transformer):
             attributes = d.attributes
             if d.pointer is not None and d.pointer.restrict is not None:
                 attributes.insert(0, ast.Attribute("noalias", None, "restrict", loc=self.at(d.pointer.restrict)))
-            out.append(ast.Declarator(d.name.value, self._full_type(type_spec, d.pointer, d.dims),
+            out.append(ast.Declarator(self.name(d.name), self._full_type(type_spec, d.pointer, d.dims),
                                       attributes, d.init, loc=self.at(d.name)))
         return ast.Decl(out, loc=self.at(meta))
 
@@ -469,7 +491,10 @@ class _ToAst(Transformer):
                            expr.loc)
 
     def identifier(self, meta, children):
-        return ast.Identifier(children[0].value, loc=self.at(children[0]))
+        name = children[0]
+        if name.value in _RESERVED:
+            raise CompileError(f"expected expression before '{name.value}'", self.at(name))
+        return ast.Identifier(name.value, loc=self.at(name))
 
     def bool_literal(self, meta, children):
         return ast.BoolLiteral(children[0].value == "true", loc=self.at(children[0]))

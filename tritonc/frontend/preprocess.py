@@ -33,6 +33,7 @@ from __future__ import annotations
 import bisect
 import io
 import os
+import re
 from dataclasses import dataclass, field
 
 import pcpp
@@ -133,7 +134,12 @@ class _Preprocessor(pcpp.Preprocessor):
         for name in ("__DATE__", "__TIME__", "__PCPP__"):
             self.undef(name)             # deterministic output
         self._depth = 0
+        self._expanding: list = []       # tokens of the outermost expansion under way
         self.tunable_overrides: dict[str, str] = {}
+
+    def add_path(self, path):
+        """Add an ``-I`` directory (pcpp's version would also rewrite token file names)."""
+        self.path.append(path)
 
     # -- positions -----------------------------------------------------------------------------
 
@@ -151,6 +157,7 @@ class _Preprocessor(pcpp.Preprocessor):
             return super().expand_macros(tokens, expanding_from)
         self._protect_tunable_names(tokens)
         before = list(tokens)
+        self._expanding = before
         info = {}
         for tok in before:
             if not hasattr(tok, "expanded_from"):
@@ -197,9 +204,14 @@ class _Preprocessor(pcpp.Preprocessor):
     # -- pcpp hooks ----------------------------------------------------------------------------
 
     def on_error(self, file, line, msg):
-        raise CompileError(_rephrase(msg), self._error_loc(file, line))
+        raise CompileError(_rephrase(msg), self._error_loc(file, line, msg))
 
-    def _error_loc(self, file, line) -> SourceLoc:
+    def _error_loc(self, file, line, msg: str) -> SourceLoc:
+        macro = re.match(r"Macro (\w+)", msg)
+        if macro and self._depth:
+            for tok in self._expanding:
+                if tok.value == macro.group(1) and tok.source == file and tok.tloc.line == line:
+                    return tok.tloc
         directive = self.lastdirective
         if directive is not None and directive.source == file and self.tok_loc(directive).line == line:
             return self.tok_loc(directive)
@@ -247,6 +259,7 @@ def _rephrase(msg: str) -> str:
         return f"invalid expression in #if: '{expr.strip()}'"
     if msg.startswith("Unterminated "):
         return f"unterminated conditional directive '{msg.removeprefix('Unterminated ').strip()}'"
+    msg = re.sub(r"^Macro (\w+)", r"macro '\1'", msg)
     return msg[:1].lower() + msg[1:].rstrip(".")
 
 
