@@ -1,7 +1,7 @@
 """Preprocessor: macros, conditionals, includes, -D, and exact positions of every token."""
 import pytest
 
-from tritonc.diagnostics import CompileError, SourceLoc, SourceManager
+from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
 from tritonc.frontend.preprocess import preprocess
 
 
@@ -152,3 +152,37 @@ def test_bad_define_name_is_a_usage_error():
         preprocess("", "m.tri", {"1X": "2"})
     assert info.value.loc is None
     assert "invalid macro name '1X'" in info.value.message
+
+
+def test_lines_after_a_continued_macro_definition_are_exact():
+    toks = tokens("#define G(a) \\\n   a + \\\n   1\nint z = G(q);\n  w;\nx = a +\\\n  b;\n")
+    assert find(toks, "q")[1:3] == (4, 11)
+    assert find(toks, "1")[1:3] == (4, 9)
+    assert find(toks, "w")[1:3] == (5, 3)
+    assert find(toks, "b")[1:3] == (7, 3)
+
+
+def test_warning_directive_goes_to_the_sink():
+    sink = DiagnosticSink()
+    preprocess("int a;\n#warning check TM\n", "w.tri", sink=sink)
+    (warning,) = sink.warnings
+    assert (warning.message, warning.loc) == ("#warning check TM [-Wcpp]", SourceLoc("w.tri", 2, 2))
+
+
+def test_pragmas_are_ignored():
+    assert preprocess("#pragma unroll\n#pragma\nint a;\n", "p.tri").text == "int a;"
+
+
+@pytest.mark.parametrize("src, message", [
+    ("#ifdef\n#endif\n", "#ifdef needs an argument"),
+    ("#define\n", "#define needs an argument"),
+    ("#else\n", "misplaced #else"),
+    ("#endif\n", "misplaced #endif"),
+    ("#line 3\n", "'#line' directives are not supported"),
+    ("#define F(1) a\n", "invalid macro argument"),
+    ("#include FOO\n", "malformed #include: expected \"FILE\" or <FILE>, got 'FOO'"),
+])
+def test_malformed_directives(src, message):
+    with pytest.raises(CompileError) as info:
+        preprocess(src, "d.tri")
+    assert (info.value.message, info.value.loc) == (message, SourceLoc("d.tri", 1, 2))

@@ -1,13 +1,19 @@
 """The Triton-C abstract syntax tree: what the parser produces and sema consumes.
 
 Every node is a dataclass with a ``loc`` (a :class:`~tritonc.diagnostics.SourceLoc` in the
-user's real file, after mapping back through the preprocessor). ``loc`` is the position of
-the node's first token, with one exception: operators that combine operands
-(:class:`Binary`, :class:`MatMul`, :class:`Range`, :class:`Assign`, :class:`Conditional`,
-:class:`Comma`) and postfix forms (:class:`Postfix`, :class:`Subscript`, :class:`Call` args
-aside) carry the position of their **operator token** (``+``, ``@``, ``...``, ``+=``, ``?``,
-``,``, ``++``, ``[``), as clang does, because "invalid operands to '+'" is most useful
-pointing at the ``+``. Each operand has its own ``loc`` for errors about the operand itself.
+user's real file, after mapping back through the preprocessor; a token made by a macro carries
+the location of the macro's invocation). ``loc`` is the position of the node's first token,
+with two exceptions, both chosen so that errors point where clang would:
+
+* operators that combine operands (:class:`Binary`, :class:`MatMul`, :class:`Range`,
+  :class:`Assign`, :class:`Conditional`) and the postfix forms (:class:`Postfix`,
+  :class:`Subscript`) carry the position of their **operator token** (``+``, ``@``, ``...``,
+  ``+=``, ``?``, ``++``, ``[``): "invalid operands to '+'" is most useful at the ``+``. Each
+  operand has its own ``loc`` for errors about the operand itself. (:class:`Comma` uses its
+  first operand's position; :class:`Call` its name's; :class:`MaskedDeref` its ``*``.)
+* named declarations (:class:`Declarator`, :class:`Param`, :class:`FunctionDef`,
+  :class:`TunableDecl`) carry the position of the declared **name**; their
+  :class:`TypeSpec` has its own ``loc`` at the first type word.
 
 Names are not resolved here and nothing is typed: the parser only builds the tree. Type
 names are canonicalised (``int32`` -> ``int``, ``fp16`` -> ``half``, ``uint`` ->
@@ -34,6 +40,8 @@ The node list (fields beyond ``loc``)::
                      Comma(exprs) Call(name, args, spelling) Subscript(base, entries) Cast(type, operand)
                      Bitcast(type, operand) GetGlobalRange(size, axis)
     SubscriptEntry   kind ('keep' 'newaxis' 'reduce' 'permute'), reduce_op, axis
+
+:func:`dump` prints any node as a compact s-expression (tests, ``--emit=ast``).
 """
 from __future__ import annotations
 

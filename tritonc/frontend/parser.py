@@ -29,7 +29,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
-from tritonc.diagnostics import CompileError, SourceLoc, SourceManager
+from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
 from tritonc.frontend import ast
 from tritonc.frontend.preprocess import PreprocessedSource, preprocess
 
@@ -83,7 +83,8 @@ def _lark() -> Lark:
 
 def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
           include_dirs: list[str] | tuple[str, ...] = (),
-          sources: SourceManager | None = None) -> ast.TranslationUnit:
+          sources: SourceManager | None = None,
+          sink: DiagnosticSink | None = None) -> ast.TranslationUnit:
     """Preprocess and parse one Triton-C file into an AST.
 
     Args:
@@ -92,6 +93,7 @@ def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
         defines: ``-D`` macros (see :func:`tritonc.frontend.preprocess.preprocess`).
         include_dirs: ``-I`` directories.
         sources: registry that receives the text of every file read (for caret diagnostics).
+        sink: receives preprocessor warnings (``#warning``).
 
     Returns:
         The :class:`ast.TranslationUnit`, untyped: names are not resolved.
@@ -100,7 +102,7 @@ def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
         CompileError: preprocessor errors, syntax errors and constructs outside Triton-C,
             located at the user's file, line and column.
     """
-    pre = preprocess(text, path, defines, include_dirs, sources)
+    pre = preprocess(text, path, defines, include_dirs, sources, sink)
     return parse_preprocessed(pre, path)
 
 

@@ -37,9 +37,9 @@ import re
 from dataclasses import dataclass, field
 
 import pcpp
-from pcpp.parser import trigraph
+from pcpp.parser import Action, OutputDirective, trigraph
 
-from tritonc.diagnostics import CompileError, SourceLoc, SourceManager
+from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
 
 #: Object-like macros of the built-in prelude: name -> replacement text.
 PRELUDE_MACROS = {
@@ -124,13 +124,13 @@ class _FileTable:
 class _Preprocessor(pcpp.Preprocessor):
     """pcpp with errors raised as CompileError and macro-expansion positions tracked."""
 
-    def __init__(self, files: _FileTable, sources: SourceManager) -> None:
+    def __init__(self, files: _FileTable, sources: SourceManager, sink: DiagnosticSink | None) -> None:
         super().__init__()
         self.files = files
         self.sources = sources
+        self.sink = sink
         self.rewrite_paths = []          # keep absolute paths in token.source; we map them
         self.auto_pragma_once_enabled = False
-        self.expand_linemacro = True
         for name in ("__DATE__", "__TIME__", "__PCPP__"):
             self.undef(name)             # deterministic output
         self._depth = 0
@@ -234,15 +234,28 @@ class _Preprocessor(pcpp.Preprocessor):
             raise CompileError(f"malformed #include: expected \"FILE\" or <FILE>, got '{includepath}'", loc)
         raise CompileError(f"'{includepath}' file not found", loc)
 
+    def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
+        super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
+        name = directive.value
+        if not toks and name in ("define", "undef", "ifdef", "ifndef", "if", "elif", "include"):
+            raise CompileError(f"#{name} needs an argument", self.tok_loc(directive))
+        if name == "pragma" and not toks:
+            raise OutputDirective(Action.IgnoreAndRemove)
+        return True
+
     def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):
         text = "".join(t.value for t in toks).strip()
         loc = self.tok_loc(directive)
         if directive.value == "error":
             raise CompileError(f"#error {text}".rstrip(), loc)
         if directive.value == "warning":
-            return True          # accepted and dropped: the frontend has no warning sink here
+            if self.sink is not None:
+                self.sink.warn("cpp", f"#warning {text}".rstrip(), loc)
+            return True
         if directive.value == "pragma":
             return True          # no pragmas are defined; ignored as C compilers do
+        if directive.value == "line":
+            raise CompileError("'#line' directives are not supported", loc)
         raise CompileError(f"invalid preprocessing directive '#{directive.value}'", loc)
 
     def on_unknown_macro_in_expr(self, ident):
@@ -271,7 +284,8 @@ def _check_define_name(name: str) -> None:
 
 def preprocess(text: str, path: str, defines: dict[str, str | None] | None = None,
                include_dirs: list[str] | tuple[str, ...] = (),
-               sources: SourceManager | None = None) -> PreprocessedSource:
+               sources: SourceManager | None = None,
+               sink: DiagnosticSink | None = None) -> PreprocessedSource:
     """Run the C preprocessor over one Triton-C source file.
 
     Args:
@@ -284,14 +298,16 @@ def preprocess(text: str, path: str, defines: dict[str, str | None] | None = Non
             look in the including file's directory first).
         sources: registry that receives the text of the main file and every included file
             (so diagnostics can quote lines); a fresh one is used if ``None``.
+        sink: receives ``#warning`` messages (flag ``cpp``); they are dropped if ``None``.
 
     Returns:
         The expanded text with its position map (:class:`PreprocessedSource`).
 
     Raises:
         CompileError: ``#error``, a missing include, an unknown directive, a malformed macro
-            call or ``#if`` expression, an unterminated conditional; located at the directive
-            (file, line and column of the user's source) except for bad ``-D`` names.
+            call or ``#if`` expression, an unterminated conditional, a malformed directive;
+            located at the directive (file, line and column of the user's source) except for
+            bad ``-D`` names.
     """
     sources = sources if sources is not None else SourceManager()
     text = text.removeprefix("\ufeff")
@@ -300,7 +316,7 @@ def preprocess(text: str, path: str, defines: dict[str, str | None] | None = Non
     files.add(abspath, path, text)
     sources.register(path, text)
 
-    pp = _Preprocessor(files, sources)
+    pp = _Preprocessor(files, sources, sink)
     for name, value in PRELUDE_MACROS.items():
         pp.define(f"{name} {value}")
     for name, value in (defines or {}).items():
@@ -314,7 +330,7 @@ def preprocess(text: str, path: str, defines: dict[str, str | None] | None = Non
     tokens: list[PPToken] = []
     offset = 0
     prev = None
-    while (tok := pp.token()) is not None:
+    while (tok := _next_token(pp)) is not None:
         if tok.type in pp.t_WS or tok.value == "":
             continue
         loc = getattr(tok, "tloc", None) or pp.tok_loc(tok)
@@ -332,6 +348,17 @@ def preprocess(text: str, path: str, defines: dict[str, str | None] | None = Non
 
     eof_loc = _eof_loc(text, path)
     return PreprocessedSource("".join(out), tokens, eof_loc, dict(pp.tunable_overrides))
+
+
+def _next_token(pp: _Preprocessor):
+    """pcpp's next token; a directive that pcpp cannot digest becomes a CompileError."""
+    try:
+        return pp.token()
+    except (IndexError, AttributeError, TypeError, ValueError, KeyError) as exc:
+        directive = pp.lastdirective
+        loc = pp.tok_loc(directive) if directive is not None else None
+        name = f" '#{directive.value}'" if directive is not None else ""
+        raise CompileError(f"malformed preprocessing directive{name}", loc) from exc
 
 
 def _same_origin(a, b) -> bool:
