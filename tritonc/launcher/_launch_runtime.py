@@ -1,0 +1,309 @@
+"""The launch runtime that every generated Python launcher module carries.
+
+``tritonc.launcher.python_module`` copies the code below the ``# ---- runtime ----`` line
+verbatim into each generated module, so a module needs only numpy and cuda-python
+(``cuda.core``) at run time; this file exists as a module of its own so the code is tested
+and read like any other. It must import nothing from ``tritonc``.
+
+What it does, and where the conventions come from (cli-launcher-anchors.md §5c/§5d):
+
+* arguments are checked and converted *before* any CUDA call: pointer arguments accept torch
+  tensors, objects with ``__cuda_array_interface__`` (CuPy, Numba, ...) or DLPack
+  (``__dlpack__``/``__dlpack_device__``), and plain ``int`` device addresses; the element type
+  must be the declared pointee type (``TypeError`` naming the parameter and both types) and
+  the memory must be on a CUDA device;
+* scalars become numpy scalars of the declared width (cuda.core would pass a Python
+  ``float`` as an 8-byte double, which a ``float`` parameter misreads), with range checks
+  (``ValueError``); ``bool`` travels as one byte, ``bfloat16`` as its 16 bits (spec §7);
+* ``__multipleof``/``__aligned`` promises are checked (``ValueError`` naming the parameter
+  and the promise; spec §7);
+* the cubin is loaded lazily, on the first launch, with ``ObjectCode.from_cubin`` (a
+  context-independent ``cuLibrary``); the kernel's parameter sizes are checked against the
+  cubin's (``Kernel.arguments_info``) once; the dynamic shared memory limit is raised per
+  device when the kernel needs more than 48 KiB;
+* ``stream=None`` launches on torch's current stream when a torch tensor is among the
+  arguments, else on the device's default stream.
+"""
+# ---- runtime ----
+import math as _math
+
+import numpy as _np
+
+_SCALAR_KINDS = {
+    "bool": ("bool", 8), "int8": ("int", 8), "int16": ("int", 16), "int32": ("int", 32),
+    "int64": ("int", 64), "uint8": ("uint", 8), "uint16": ("uint", 16), "uint32": ("uint", 32),
+    "uint64": ("uint", 64), "float16": ("float", 16), "bfloat16": ("float", 16),
+    "float32": ("float", 32), "float64": ("float", 64),
+}
+
+# __cuda_array_interface__ typestr (without the byte-order character) -> tritonc type name.
+_TYPESTR = {
+    "b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
+    "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
+    "f2": "float16", "f4": "float32", "f8": "float64",
+}
+
+_DLPACK_CUDA, _DLPACK_CUDA_MANAGED = 2, 13
+_SHARED_OPT_IN = 48 * 1024
+_MAX_GRID = (2**31 - 1, 65535, 65535)
+
+
+class _Param:
+    """One kernel parameter as the launcher checks it (see tritonc.launcher.signature)."""
+
+    __slots__ = ("name", "kind", "dtype", "multipleof", "aligned", "writeonly", "size")
+
+    def __init__(self, name, kind, dtype, multipleof=None, aligned=None, writeonly=False):
+        self.name = name
+        self.kind = kind
+        self.dtype = dtype
+        self.multipleof = multipleof
+        self.aligned = aligned
+        self.writeonly = writeonly
+        self.size = 8 if kind == "pointer" else max(_SCALAR_KINDS[dtype][1] // 8, 1)
+
+
+class _KernelSpec:
+    """A kernel of the embedded cubin: name, parameters, block size and dynamic shared memory."""
+
+    def __init__(self, name, params, num_warps, shared_bytes):
+        self.name = name
+        self.params = tuple(params)
+        self.num_warps = num_warps
+        self.block_threads = num_warps * 32
+        self.shared_bytes = shared_bytes
+
+
+def _where(spec, param):
+    return f"{spec.name}(): parameter '{param.name}'"
+
+
+def _grid3(spec, grid):
+    """``grid`` as three ints: an int, or a tuple/list of 1 to 3 ints (missing ones are 1)."""
+    if isinstance(grid, (int, _np.integer)) and not isinstance(grid, (bool, _np.bool_)):
+        dims = (int(grid),)
+    elif isinstance(grid, (tuple, list)) and 1 <= len(grid) <= 3 and all(
+            isinstance(g, (int, _np.integer)) and not isinstance(g, (bool, _np.bool_)) for g in grid):
+        dims = tuple(int(g) for g in grid)
+    else:
+        raise TypeError(f"{spec.name}(): grid must be an int or a tuple of 1 to 3 ints, got {grid!r}")
+    dims = dims + (1,) * (3 - len(dims))
+    for axis, (d, limit) in enumerate(zip(dims, _MAX_GRID)):
+        if not 0 <= d <= limit:
+            raise ValueError(f"{spec.name}(): grid dimension {axis} is {d}, outside 0..{limit}")
+    return dims
+
+
+def _check_dtype(spec, param, found):
+    if found != param.dtype:
+        raise TypeError(f"{_where(spec, param)} points to {param.dtype}, but the array's "
+                        f"element type is {found}")
+
+
+def _pointer(spec, param, value):
+    """Check a pointer argument; return ``(address, device id or None, is a torch tensor)``."""
+    if isinstance(value, (bool, _np.bool_)) or value is None:
+        raise TypeError(f"{_where(spec, param)} is a {param.dtype} pointer; got {value!r}")
+    if isinstance(value, (int, _np.integer)):
+        address = int(value)
+        if not 0 <= address < 2**64:
+            raise ValueError(f"{_where(spec, param)}: {address} is not a 64-bit device address")
+        return address, None, False
+    if type(value).__module__.split(".")[0] == "torch" and hasattr(value, "data_ptr"):
+        if not value.is_cuda:
+            raise TypeError(f"{_where(spec, param)} needs CUDA device memory, got a tensor on "
+                            f"{value.device}")
+        _check_dtype(spec, param, str(value.dtype).replace("torch.", ""))
+        return int(value.data_ptr()), value.device.index, True
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        typestr = cai.get("typestr", "")
+        found = _TYPESTR.get(typestr[1:], typestr) if typestr[:1] in "<|=" else typestr
+        _check_dtype(spec, param, found)
+        address, readonly = cai["data"]
+        if readonly and param.writeonly:
+            raise ValueError(f"{_where(spec, param)} is __writeonly, but the array is read-only")
+        return int(address or 0), None, False
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        device_type, device_id = value.__dlpack_device__()
+        if int(device_type) not in (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED):
+            raise TypeError(f"{_where(spec, param)} needs CUDA device memory, got an array on "
+                            f"DLPack device type {int(device_type)} (1 is the CPU)")
+        from cuda.core.utils import StridedMemoryView
+
+        view = StridedMemoryView.from_dlpack(value, stream_ptr=-1)
+        _check_dtype(spec, param, _np.dtype(view.dtype).name)
+        if view.readonly and param.writeonly:
+            raise ValueError(f"{_where(spec, param)} is __writeonly, but the array is read-only")
+        return int(view.ptr), int(device_id), False
+    raise TypeError(f"{_where(spec, param)} needs a CUDA array (a torch tensor, or an object with "
+                    f"__cuda_array_interface__ or __dlpack__) or an int device address; got "
+                    f"{type(value).__name__}")
+
+
+def _bfloat16_bits(value):
+    """The bfloat16 nearest to ``value`` (round to nearest even), as its 16 bits.
+
+    float64 -> float32 rounds to odd (truncate, then set the last bit if inexact), so the
+    final float32 -> bfloat16 rounding is not a double rounding.
+    """
+    if _math.isnan(value):
+        return 0x7FC0
+    with _np.errstate(over="ignore"):
+        f = _np.float32(value)
+    if float(f) != value and not _math.isinf(value):
+        if abs(float(f)) > abs(value):
+            f = _np.nextafter(f, _np.float32(0.0))
+        bits = int(_np.array(f, dtype=_np.float32).view(_np.uint32)) | 1
+    else:
+        bits = int(_np.array(f, dtype=_np.float32).view(_np.uint32))
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _scalar(spec, param, value):
+    """Convert a scalar argument to a numpy scalar of the declared width."""
+    kind, bits = _SCALAR_KINDS[param.dtype]
+    is_bool = isinstance(value, (bool, _np.bool_))
+    is_int = isinstance(value, (int, _np.integer)) and not is_bool
+    if kind == "bool":
+        if is_bool or (is_int and int(value) in (0, 1)):
+            return _np.uint8(1 if value else 0)
+        if is_int:
+            raise ValueError(f"{_where(spec, param)} is bool; got {value!r}")
+        raise TypeError(f"{_where(spec, param)} is bool; got {type(value).__name__} {value!r}")
+    if kind in ("int", "uint"):
+        if not (is_int or is_bool):
+            raise TypeError(f"{_where(spec, param)} is {param.dtype}; got {type(value).__name__} "
+                            f"{value!r}")
+        v = int(value)
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if kind == "int" else (0, (1 << bits) - 1)
+        if not lo <= v <= hi:
+            raise ValueError(f"{_where(spec, param)} is {param.dtype}; {v} is outside {lo}..{hi}")
+        if param.multipleof and v % param.multipleof:
+            raise ValueError(f"{_where(spec, param)} = {v} breaks its __multipleof("
+                             f"{param.multipleof}) promise")
+        return _np.dtype(param.dtype).type(v)
+    if not (is_int or isinstance(value, (float, _np.floating))) or is_bool:
+        raise TypeError(f"{_where(spec, param)} is {param.dtype}; got {type(value).__name__} {value!r}")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise ValueError(f"{_where(spec, param)} is {param.dtype}; {value!r} is out of range") from None
+    if param.dtype == "bfloat16":
+        out = _np.uint16(_bfloat16_bits(v))
+        overflow = (int(out) & 0x7FFF) == 0x7F80 and not _math.isinf(v)
+    else:
+        with _np.errstate(over="ignore"):
+            out = _np.dtype(param.dtype).type(v)
+        overflow = bool(_np.isinf(out)) and not _math.isinf(v)
+    if overflow:
+        raise ValueError(f"{_where(spec, param)} is {param.dtype}; {value!r} is out of range")
+    return out
+
+
+def _check_address(spec, param, address):
+    for promise, m in (("__aligned", param.aligned), ("__multipleof", param.multipleof)):
+        if m and address % m:
+            raise ValueError(f"{_where(spec, param)} has address {address:#x}, which breaks its "
+                             f"{promise}({m}) promise (the address must be a multiple of {m} bytes)")
+
+
+class _CubinModule:
+    """The embedded cubin: loaded on the first launch, then shared by all devices."""
+
+    def __init__(self, cubin, name):
+        self._cubin = cubin
+        self._name = name
+        self._kernels = {}          # kernel name -> cuda.core Kernel
+        self._shared_ready = set()  # (kernel name, device id) with the shared-memory limit raised
+        self._core = None
+
+    def _cuda_core(self):
+        if self._core is None:
+            import cuda.core as core
+
+            self._core = core
+        return self._core
+
+    def _kernel(self, core, spec):
+        kernel = self._kernels.get(spec.name)
+        if kernel is None:
+            if not self._kernels:
+                self._object_code = core.ObjectCode.from_cubin(self._cubin, name=self._name)
+            kernel = self._object_code.get_kernel(spec.name)
+            sizes = [size for _, size in kernel.arguments_info]
+            expected = [p.size for p in spec.params]
+            if sizes != expected:
+                raise RuntimeError(f"{spec.name}(): the cubin's kernel takes parameters of "
+                                   f"{sizes} bytes, this launcher passes {expected}; the launcher "
+                                   "and the cubin do not match")
+            self._kernels[spec.name] = kernel
+        return kernel
+
+    def _raise_shared_limit(self, spec, kernel, device_id):
+        from cuda.bindings import driver
+
+        attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        handle = kernel.handle
+        if isinstance(handle, driver.CUkernel):
+            (err,) = driver.cuKernelSetAttribute(attribute, spec.shared_bytes, handle,
+                                                 driver.CUdevice(device_id))
+        else:
+            (err,) = driver.cuFuncSetAttribute(handle, attribute, spec.shared_bytes)
+        if err != driver.CUresult.CUDA_SUCCESS:
+            _, text = driver.cuGetErrorString(err)
+            raise RuntimeError(f"{spec.name}(): cannot allow {spec.shared_bytes} bytes of dynamic "
+                               f"shared memory on device {device_id}: {err.name} "
+                               f"({text.decode() if text else ''})")
+        self._shared_ready.add((spec.name, device_id))
+
+    def launch(self, spec, grid, stream, args):
+        """Check ``args`` against ``spec``, then launch on ``grid`` (see the module docstring)."""
+        if len(args) != len(spec.params):
+            raise TypeError(f"{spec.name}() takes {len(spec.params)} arguments, got {len(args)}")
+        converted = []
+        devices = {}
+        torch_device = None
+        for param, value in zip(spec.params, args):
+            if param.kind == "pointer":
+                address, device, is_torch = _pointer(spec, param, value)
+                _check_address(spec, param, address)
+                if device is not None:
+                    devices.setdefault(device, param.name)
+                if is_torch and torch_device is None:
+                    torch_device = value.device
+                converted.append(address)
+            else:
+                converted.append(_scalar(spec, param, value))
+        if len(devices) > 1:
+            where = ", ".join(f"'{name}' on device {dev}" for dev, name in devices.items())
+            raise ValueError(f"{spec.name}(): arrays on different devices: {where}")
+        dims = _grid3(spec, grid)
+        if 0 in dims:
+            return
+
+        core = self._cuda_core()
+        device = core.Device(next(iter(devices)) if devices else None)
+        device.set_current()
+        kernel = self._kernel(core, spec)
+        if spec.shared_bytes > _SHARED_OPT_IN and (spec.name, device.device_id) not in self._shared_ready:
+            self._raise_shared_limit(spec, kernel, device.device_id)
+        if stream is None:
+            if torch_device is not None:
+                import torch
+
+                stream = device.create_stream(torch.cuda.current_stream(torch_device))
+            else:
+                stream = device.default_stream
+        elif isinstance(stream, core.Stream):
+            pass
+        elif isinstance(stream, (int, _np.integer)) and not isinstance(stream, bool):
+            stream = core.Stream.from_handle(int(stream))
+        elif hasattr(stream, "__cuda_stream__"):
+            stream = device.create_stream(stream)
+        else:
+            raise TypeError(f"{spec.name}(): stream must be a cuda.core Stream, an object with "
+                            f"__cuda_stream__, an int handle or None; got {type(stream).__name__}")
+        config = core.LaunchConfig(grid=dims, block=(spec.block_threads, 1, 1),
+                                   shmem_size=spec.shared_bytes)
+        core.launch(stream, config, kernel, *converted)

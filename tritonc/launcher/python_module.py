@@ -1,0 +1,215 @@
+"""Generate a Python launcher module that embeds a cubin and launches its kernels.
+
+The module needs only numpy and cuda-python (``cuda.core``) at run time; torch and CuPy are
+optional. For every kernel ``K(p0, p1, ...)`` of the cubin it defines::
+
+    K(p0, p1, ..., *, grid, stream=None)   # grid: int or tuple of 1-3 ints
+    K.metadata                             # the same dict as metadata["K"]
+    metadata = {"K": {...}, ...}           # name, arch, num_warps, shared_bytes, params, defines
+
+Argument checking and conversion happen before any CUDA call, in code copied from
+``tritonc/launcher/_launch_runtime.py`` (its docstring lists the rules and their sources).
+The cubin is embedded as base64 and loaded with ``cuda.core`` on the first launch.
+
+Parameter names that are Python keywords or collide with ``grid``/``stream`` get a trailing
+underscore. Output is deterministic (no timestamps, no absolute paths) and starts with a
+do-not-edit banner and one ``# tritonc-kernel: {json}`` line per kernel.
+"""
+from __future__ import annotations
+
+import base64
+import keyword
+import os
+from collections.abc import Sequence
+
+import tritonc
+from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, KernelParam
+
+_RUNTIME_MARKER = "# ---- runtime ----\n"
+_PY_RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"grid", "stream"}
+
+
+def _runtime_source() -> str:
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_launch_runtime.py")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index(_RUNTIME_MARKER) + len(_RUNTIME_MARKER)
+    return text[start:]
+
+
+def py_param_names(params: Sequence[KernelParam]) -> list[str]:
+    """Python names for ``params``: Triton-C names, with ``_`` appended to Python keywords and
+    to ``grid``/``stream`` (kept unique)."""
+    taken: set[str] = set()
+    original = {p.name for p in params}
+    names = []
+    for p in params:
+        name = p.name
+        while name in _PY_RESERVED or name in taken or (name != p.name and name in original):
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def _check_kernels(kernels: Sequence[CompiledKernel]) -> None:
+    if not kernels:
+        raise ValueError("a module needs at least one kernel")
+    first = kernels[0]
+    seen: set[str] = set()
+    for k in kernels:
+        if not isinstance(k, CompiledKernel):
+            raise ValueError(f"expected CompiledKernel, got {type(k).__name__}")
+        if k.cubin != first.cubin or k.arch != first.arch:
+            raise ValueError(f"kernels '{first.name}' and '{k.name}' come from different cubins; "
+                             "one module holds the kernels of one cubin")
+        if k.name in seen:
+            raise ValueError(f"two kernels are named '{k.name}'")
+        if k.name in ("metadata",) or k.name.startswith("_"):
+            raise ValueError(f"kernel name '{k.name}' is reserved in the Python module")
+        seen.add(k.name)
+
+
+def _base64_lines(data: bytes, width: int = 76) -> list[str]:
+    text = base64.b64encode(data).decode("ascii")
+    return [text[i:i + width] for i in range(0, len(text), width)] or [""]
+
+
+def _param_doc(p: KernelParam) -> str:
+    if p.is_pointer:
+        what = f"{p.dtype} array (CUDA device memory) or int device address"
+    else:
+        what = p.dtype
+    attrs = " ".join(p.attributes())
+    return f"{what}{' ' + attrs if attrs else ''}"
+
+
+def _metadata_lines(kernels: Sequence[CompiledKernel]) -> list[str]:
+    """``metadata = {...}`` as a readable Python literal: one key per line, one parameter per line."""
+    lines = ["metadata = {"]
+    for k in kernels:
+        lines.append(f"    {k.name!r}: {{")
+        for key, value in k.metadata().items():
+            if key == "params":
+                lines.append("        'params': [")
+                lines += [f"            {p!r}," for p in value]
+                lines.append("        ],")
+            else:
+                lines.append(f"        {key!r}: {value!r},")
+        lines.append("    },")
+    lines.append("}")
+    return lines
+
+
+def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *,
+                           module_name: str | None = None, command: str | None = None) -> str:
+    """Return the source of a launcher module for ``kernels`` (all from one cubin).
+
+    Args:
+        kernels: one kernel or several kernels of the same cubin.
+        module_name: shown in the banner (default: the first kernel's name).
+        command: the command line shown in the banner (omit for byte-stable output).
+
+    Raises:
+        ValueError: no kernels, kernels of different cubins, or a reserved kernel name.
+    """
+    if isinstance(kernels, CompiledKernel):
+        kernels = [kernels]
+    kernels = list(kernels)
+    _check_kernels(kernels)
+    first = kernels[0]
+    module_name = module_name or first.name
+
+    out: list[str] = []
+    emit = out.append
+    doc = [f"{module_name}: launcher{'s' if len(kernels) > 1 else ''} for the Triton-C kernel"
+           f"{'s' if len(kernels) > 1 else ''} " + ", ".join(k.name for k in kernels)
+           + f" ({first.arch}, cubin of {len(first.cubin)} bytes).",
+           "",
+           f"Generated by tritonc {tritonc.__version__}. DO NOT EDIT: regenerate it from the Triton-C source."]
+    if command:
+        doc.append(f"Command: {command}")
+    doc.append("")
+    for k in kernels:
+        names = py_param_names(k.params)
+        doc.append(f"    {k.name}({', '.join(names + ['*', 'grid', 'stream=None'])})")
+        doc.append(f"        {k.signature.triton_c()}")
+        doc.append(f"        num_warps={k.num_warps} ({k.block_threads} threads per block), "
+                   f"dynamic shared memory {k.shared_bytes} bytes")
+    doc += ["",
+            "Needs numpy and cuda-python (cuda.core) at run time; torch and CuPy are optional.",
+            "Arguments are checked before any CUDA call: TypeError for a wrong kind or element",
+            "type, ValueError for an out-of-range scalar or a broken __multipleof/__aligned promise."]
+    docstring = "\n".join(doc).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    emit(f'"""{docstring}\n"""')
+    for k in kernels:
+        emit(f"# {SIGNATURE_TAG} {k.signature_json()}")
+    emit("")
+    emit("import base64 as _base64")
+    emit("")
+    emit("# The launch runtime, copied from tritonc/launcher/_launch_runtime.py.")
+    emit(_runtime_source().rstrip("\n"))
+    emit("")
+    emit("")
+    emit("# ---- this module's cubin and kernels ----")
+    emit("")
+    out.extend(_metadata_lines(kernels))
+    emit("")
+    emit("_CUBIN = _base64.b64decode(")
+    for line in _base64_lines(first.cubin):
+        emit(f'    "{line}"')
+    emit(")")
+    emit(f"_module = _CubinModule(_CUBIN, {module_name!r})")
+    for k in kernels:
+        names = py_param_names(k.params)
+        emit("")
+        emit(f"_{k.name}_spec = _KernelSpec({k.name!r}, num_warps={k.num_warps}, "
+             f"shared_bytes={k.shared_bytes}, params=(")
+        for p in k.params:
+            extra = []
+            if p.multipleof is not None:
+                extra.append(f"multipleof={p.multipleof}")
+            if p.aligned is not None:
+                extra.append(f"aligned={p.aligned}")
+            if p.writeonly:
+                extra.append("writeonly=True")
+            emit(f"    _Param({p.name!r}, {p.kind!r}, {p.dtype!r}{''.join(', ' + e for e in extra)}),")
+        emit("))")
+        emit("")
+        emit("")
+        signature = ", ".join(names + ["*", "grid", "stream=None"])
+        emit(f"def {k.name}({signature}):")
+        emit(f'    """Launch {k.signature.triton_c()}.'.replace("\\", "\\\\"))
+        emit("")
+        for p, name in zip(k.params, names):
+            emit(f"    {name}: {_param_doc(p)}")
+        emit(f"    grid: number of blocks, an int or a tuple of 1 to 3 ints ({k.block_threads} "
+             "threads each); a 0 launches nothing")
+        emit("    stream: a cuda.core Stream, an object with __cuda_stream__ (torch, CuPy), an int")
+        emit("        handle, or None: torch's current stream when a torch tensor is passed, else the")
+        emit("        device's default stream")
+        emit('    """')
+        emit(f"    _module.launch(_{k.name}_spec, grid, stream, ({', '.join(names)}{',' if len(names) == 1 else ''}))")
+        emit("")
+        emit("")
+        emit(f"{k.name}.metadata = metadata[{k.name!r}]")
+    return "\n".join(out) + "\n"
+
+
+def write_python_module(path: str, kernels: CompiledKernel | Sequence[CompiledKernel], *,
+                        command: str | None = None) -> None:
+    """Write :func:`generate_python_module` output to ``path`` atomically (temp file + rename)."""
+    import tempfile
+
+    name = os.path.splitext(os.path.basename(path))[0]
+    text = generate_python_module(kernels, module_name=name, command=command)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tritonc-", suffix=".py", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
