@@ -1,0 +1,122 @@
+"""``tritonc-opt``: run passes over IR text, the ``RUN:`` tool of the pass tests.
+
+::
+
+    python -m tritonc.tools.opt FILE.ttir --passes=canonicalize,cse [-o OUT]
+        [--print-ir-after=NAME[,NAME...]] [--print-ir-after-all] [--time-passes] [--no-verify-each]
+
+Reads a module (``-`` for stdin), verifies it, runs the passes through a
+:class:`~tritonc.passes.PassManager` (verifying after each one unless ``--no-verify-each``)
+and prints the result (to stdout, or atomically to ``-o FILE``). IR dumps and the timing
+table go to stderr. ``--list-passes`` prints the registered passes.
+
+Exit status: 0 success; 1 bad input (IR that does not parse or verify, printed as
+``FILE:line:col: error: ...``); 2 bad usage (unknown pass or option); 3 internal compiler error.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+from ..diagnostics import InternalCompilerError
+from ..ir.ops import VerifyError
+from ..ir.parser import IRParseError, parse_module
+from ..ir.printer import print_module
+from ..ir.verifier import verify_module
+from ..passes import PassManager, all_passes, parse_pipeline
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors exit 2 without a traceback
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _argument_parser() -> argparse.ArgumentParser:
+    p = _ArgumentParser(prog="tritonc-opt", description="Run tritonc passes over tile IR text.")
+    p.add_argument("input", nargs="?", default="-", help="IR file ('-' for stdin)")
+    p.add_argument("--passes", default="", help="comma-separated pipeline, e.g. canonicalize,cse or name{opt=value}")
+    p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
+    p.add_argument("--print-ir-after", action="append", default=[], metavar="NAME", help="print the IR after pass NAME")
+    p.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass")
+    p.add_argument("--time-passes", action="store_true", help="print the wall time of each pass")
+    p.add_argument("--no-verify-each", dest="verify_each", action="store_false", help="do not verify after each pass")
+    p.add_argument("--list-passes", action="store_true", help="list the registered passes and exit")
+    return p
+
+
+def _write_atomically(path: str, text: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tritonc-opt-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def run(argv: list[str], stdout: TextIO, stderr: TextIO, stdin: TextIO | None = None) -> int:
+    """The tool's work with explicit streams (used in-process by the pass tests); returns the exit status."""
+    try:
+        args = _argument_parser().parse_args(argv)
+        if args.list_passes:
+            for name, cls in all_passes().items():
+                summary = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+                stdout.write(f"{name:28} {summary}\n")
+            return 0
+        passes = parse_pipeline(args.passes)
+        known = {p.name for p in passes}
+        after = {n for item in args.print_ir_after for n in item.split(",") if n}
+        if after - known:
+            raise _UsageError(f"--print-ir-after names a pass not in the pipeline: {', '.join(sorted(after - known))}")
+    except (_UsageError, ValueError) as e:
+        stderr.write(f"tritonc-opt: error: {e}\n")
+        return 2
+    source = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = (stdin or sys.stdin).read() if args.input == "-" else Path(args.input).read_text(encoding="utf-8")
+        module = parse_module(text)
+        verify_module(module)
+    except OSError as e:
+        stderr.write(f"tritonc-opt: error: cannot read '{source}': {e.strerror or e}\n")
+        return 1
+    except IRParseError as e:
+        position = re.match(r"(\d+:\d+): (.*)", str(e), re.S)
+        where, what = (f"{source}:{position[1]}", position[2]) if position else (source, str(e))
+        stderr.write(f"{where}: error: {what}\n")
+        return 1
+    except VerifyError as e:
+        stderr.write(f"{source}: error: input IR does not verify: {e}\n")
+        return 1
+    manager = PassManager(passes, verify_each=args.verify_each,
+                          print_ir_after="all" if args.print_ir_after_all else after,
+                          time_passes=args.time_passes, stream=stderr)
+    try:
+        manager.run(module)
+    except InternalCompilerError as e:
+        stderr.write(f"tritonc-opt: internal compiler error: {e}\n")
+        return 3
+    result = print_module(module)
+    if args.output == "-":
+        stdout.write(result)
+    else:
+        _write_atomically(args.output, result)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
