@@ -77,6 +77,7 @@ class OpDef:
     terminator: bool = False
     verify: Verifier | None = None
     doc: str = ""
+    commutative: bool = False  # op(a, b) == op(b, a): canonicalize puts constants on the right, CSE ignores order
     operand_names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -397,3 +398,7 @@ _define("scf.condition", operands=("condition", "values*"), num_results=0, termi
 #: Integer comparison predicates and their meaning on Python ints (``signed`` view chosen by the caller).
 CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 CMPF_PREDICATES = ("oeq", "one", "olt", "ole", "ogt", "oge", "ueq", "une", "ult", "ule", "ugt", "uge", "ord", "uno")
+
+for _name in ("arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi",
+              "arith.maxui", "arith.minui", "arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf"):
+    _REGISTRY[_name].commutative = True
