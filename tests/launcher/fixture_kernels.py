@@ -1,10 +1,10 @@
-"""Compiled fixture kernels for the launcher tests (built from tests/codegen/data/*.ll)."""
+"""Compiled fixture kernels for the launcher tests (built from tests/codegen/data/*.ll).
+
+Imported by tests/launcher/conftest.py (fixtures) and by the test modules (helpers)."""
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-
-import pytest
 
 from tritonc.codegen.cubin import ptx_to_cubin
 from tritonc.codegen.target import Target, llvm_to_ptx
@@ -58,13 +58,3 @@ def make_kernel(name: str, params, *, ll_name: str | None = None, arch: str = "s
     cubin, ptx = cubin_for(ll_name or f"{name}.ll", arch)
     return CompiledKernel(KernelSignature(name, tuple(params)), num_warps, shared_bytes, arch,
                           cubin, ptx, dict(defines or {}))
-
-
-@pytest.fixture(scope="session")
-def vector_add_kernel() -> CompiledKernel:
-    return make_kernel("vector_add", VECTOR_ADD_PARAMS, defines={"TM": "128"})
-
-
-@pytest.fixture(scope="session")
-def scalar_args_kernel() -> CompiledKernel:
-    return make_kernel("scalar_args", SCALAR_ARGS_PARAMS, num_warps=1)

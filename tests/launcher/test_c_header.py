@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import SCALAR_ARGS_PARAMS, VECTOR_ADD_PARAMS, make_kernel
+from fixture_kernels import SCALAR_ARGS_PARAMS, VECTOR_ADD_PARAMS, make_kernel
 from tritonc.launcher.c_header import c_param_names, c_string_literal, find_cuda_include, generate_c_header
 from tritonc.launcher.signature import CompiledKernel, KernelParam, parse_signature_lines
 

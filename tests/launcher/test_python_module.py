@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from conftest import SCALAR_ARGS_PARAMS, VECTOR_ADD_PARAMS, make_kernel
+from fixture_kernels import SCALAR_ARGS_PARAMS, VECTOR_ADD_PARAMS, make_kernel
 from tritonc.launcher import _launch_runtime as rt
 from tritonc.launcher.python_module import generate_python_module, py_param_names
 from tritonc.launcher.signature import KernelParam, parse_signature_lines
@@ -426,3 +426,33 @@ def test_big_shared_memory_raises_the_limit_once_per_device(tmp_path):
     module.vector_add(FakeTensor(0x1000, device=2), 0, 0, 0, grid=1, stream=5)
     assert raised == [("vector_add", 100_000, 0), ("vector_add", 100_000, 2)]
     assert core.log[-1][4] == 100_000
+
+
+class DLPackClaimingCuda:
+    """A host numpy array that claims to live on CUDA device `device` (DLPack device type 2):
+    enough to drive the DLPack path through cuda.core's StridedMemoryView without a GPU."""
+
+    def __init__(self, array, device=0):
+        self.array = array
+        self.device = device
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**{k: v for k, v in kwargs.items() if k != "stream"})
+
+    def __dlpack_device__(self):
+        return (2, self.device)
+
+
+def test_dlpack_path(tmp_path, vector_add_kernel):
+    module, core = fake_module(tmp_path, vector_add_kernel, {"vector_add": [8, 8, 8, 4]})
+    x = np.zeros(64, np.float32)
+    y = np.zeros(64, np.float16)
+    with pytest.raises(TypeError, match="parameter 'y' points to float32, but the array's element type is float16"):
+        module.vector_add(DLPackClaimingCuda(x, 3), DLPackClaimingCuda(y, 3), 0, 0, grid=1)
+    assert not core.log  # nothing reached cuda.core's launch path
+    x_address = x.ctypes.data
+    if x_address % 16:
+        pytest.skip("numpy gave an array that is not 16-byte aligned")
+    module.vector_add(DLPackClaimingCuda(x, 3), 0, 0, 0, grid=1)
+    assert ("Device", 3) in core.log
+    assert core.log[-1][6][0] == x_address
