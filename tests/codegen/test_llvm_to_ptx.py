@@ -220,3 +220,25 @@ def test_intrinsic_requirement_row_is_exact(prefix, monkeypatch):
     monkeypatch.undo()
     # ... and accepts the minimum.
     assert ".entry k" in llvm_to_ptx(ir, at_target)
+
+
+def test_worker_that_cannot_start_llvm_is_reported(monkeypatch, tmp_path):
+    # A worker whose 'llvmlite' import fails exits with a traceback: reported, not hung.
+    (tmp_path / "llvmlite").mkdir()
+    (tmp_path / "llvmlite" / "__init__.py").write_text("raise ImportError('no LLVM here')\n")
+    target_mod.shutdown_worker()
+    monkeypatch.setattr(target_mod.sys, "path", [str(tmp_path), *target_mod.sys.path])
+    try:
+        with pytest.raises(InternalCompilerError, match="worker process exited(.|\n)*no LLVM here"):
+            llvm_to_ptx(VECTOR_ADD, Target())
+    finally:
+        monkeypatch.undo()
+        target_mod.shutdown_worker()
+    assert ".entry vector_add" in llvm_to_ptx(VECTOR_ADD, Target())
+
+
+def test_prestarted_worker_is_used():
+    target_mod.shutdown_worker()
+    target_mod.prestart_worker()
+    timings: dict[str, float] = {}
+    assert ".entry vector_add" in llvm_to_ptx(VECTOR_ADD, Target(), timings=timings)

@@ -220,10 +220,12 @@ class _Worker:
         self._discard()
         self._owner = os.getpid()
         self._stderr = tempfile.TemporaryFile()
+        # The worker sees this process's sys.path, so it finds llvmlite wherever we did.
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self._proc = subprocess.Popen(
             [sys.executable, "-P", _WORKER_PATH],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            close_fds=True)
+            close_fds=True, env=env)
 
     def _stderr_since(self, offset: int) -> str:
         fd = self._stderr.fileno()
@@ -302,7 +304,8 @@ def llvm_to_ptx(llvm_ir: str, target: Target, opt_level: int = 3, *, isolate: bo
         opt_level: LLVM's ``default<O{opt_level}>`` module pipeline, 0..3 (0 runs no passes).
         isolate: run LLVM in the worker process (default), so an LLVM ``abort()`` becomes an
             ``InternalCompilerError`` instead of killing tritonc. ``False`` runs in this process
-            (slightly faster for the first call; for debugging and profiling).
+            (faster only for the very first call; for debugging and profiling). Without a
+            ``sys.executable`` (an embedded interpreter) LLVM always runs in this process.
         timings: if given, receives seconds per stage: ``parse``, ``verify``, ``opt``, ``emit``
             (and ``init``, the one-time target set-up, ~0 after the first call).
 
@@ -320,14 +323,15 @@ def llvm_to_ptx(llvm_ir: str, target: Target, opt_level: int = 3, *, isolate: bo
 
     request = {"ir": llvm_ir, "cpu": target.cpu, "features": target.features,
                "opt_level": opt_level, "datalayout": target.datalayout, "triple": target.triple}
-    if isolate:
+    if isolate and sys.executable:
         try:
             reply = _worker.request(request)
         except _WorkerDied as died:
             detail = died.stderr or "(nothing on stderr)"
+            what = (f"LLVM crashed ({_describe_status(died.status)})" if died.status < 0 else
+                    f"the LLVM worker process exited ({_describe_status(died.status)})")
             raise InternalCompilerError(
-                f"LLVM crashed ({_describe_status(died.status)}) while compiling LLVM IR to PTX "
-                f"for {target}:\n{_first_lines(detail, 40)}") from None
+                f"{what} while compiling LLVM IR to PTX for {target}:\n{_first_lines(detail, 40)}") from None
         if "error" in reply:
             err = reply["error"]
             raise InternalCompilerError(_stage_message(err["stage"], err["message"], target))
