@@ -71,12 +71,14 @@ def test_awkward_parameter_names_and_defines_compile(tmp_path, vector_add_kernel
     params = (KernelParam("class", "pointer", "float32"), KernelParam("new", "scalar", "int64", multipleof=8),
               KernelParam("stream", "scalar", "uint64", multipleof=2), KernelParam("int32_t", "scalar", "uint32", multipleof=3),
               KernelParam("tritonc_x", "scalar", "float16"), KernelParam("stream_", "scalar", "bool"),
-              KernelParam("bool_", "scalar", "bool"))
+              KernelParam("bool_", "scalar", "bool"), KernelParam("params", "pointer", "int8", aligned=4),
+              KernelParam("err", "scalar", "int32", multipleof=2), KernelParam("loaded", "scalar", "int8"),
+              KernelParam("CUDA_SUCCESS", "scalar", "int16"))
     k = make_kernel("vector_add", params, defines={"Q": 'a??=b"\\', "U": "\u00e9", "T": "*/"})
     text = generate_c_header(k, command="tritonc k.tri -D 'T=*/' -o k.h")
     syntax_check(tmp_path, text)
     assert c_param_names(params) == ["class_", "new_", "stream__", "int32_t_", "arg_tritonc_x",
-                                     "stream_", "bool_"]
+                                     "stream_", "bool_", "params", "err", "loaded", "CUDA_SUCCESS_"]
 
 
 def test_zero_parameter_kernel_compiles(tmp_path):

@@ -143,10 +143,16 @@ def test_module_needs_only_numpy_to_import_and_check(tmp_path, vector_add_kernel
 
 def test_python_keyword_parameter_names(tmp_path):
     params = (KernelParam("class", "pointer", "float32"), KernelParam("grid", "scalar", "int32"),
-              KernelParam("lambda", "scalar", "float32"), KernelParam("grid_", "scalar", "bool"))
-    assert py_param_names(params) == ["class_", "grid__", "lambda_", "grid_"]
+              KernelParam("lambda", "scalar", "float32"), KernelParam("grid_", "scalar", "bool"),
+              KernelParam("_module", "scalar", "int8"), KernelParam("_vector_add_spec", "scalar", "int8"))
+    assert py_param_names(params) == ["class_", "grid__", "lambda_", "grid_", "arg_module",
+                                      "arg_vector_add_spec"]
     module = load_module(tmp_path, generate_python_module(make_kernel("vector_add", params)))
-    assert str(inspect.signature(module.vector_add)) == "(class_, grid__, lambda_, grid_, *, grid, stream=None)"
+    assert str(inspect.signature(module.vector_add)) == (
+        "(class_, grid__, lambda_, grid_, arg_module, arg_vector_add_spec, *, grid, stream=None)")
+    module._module._core = FakeCore({"vector_add": [8, 4, 4, 1, 1, 1]})
+    module.vector_add(0, 1, 2.0, True, 3, 4, grid=1)
+    assert module._module._core.log[-1][6] == (0, np.int32(1), np.float32(2.0), np.uint8(1), np.int8(3), np.int8(4))
 
 
 def test_two_kernels_one_module(tmp_path):

@@ -51,6 +51,7 @@ DEFAULT_SHARED_LIMIT = 48 * 1024
 _C_PARAM_RESERVED = C_RESERVED | frozenset("""
 stream grid_x grid_y grid_z int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
 size_t ptrdiff_t intptr_t uintptr_t CUdeviceptr CUstream CUresult CUfunction CUmodule CUcontext
+CUDA_SUCCESS CUDA_ERROR_INVALID_VALUE cuLaunchKernel
 """.split())
 
 
@@ -376,25 +377,25 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit(f"/* {_comment_safe(k.signature.triton_c())} */")
         emit(f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")")
         emit("{")
-        emit(f"    struct {mod}_loaded *loaded = NULL;")
-        emit("    CUresult err;")
+        emit(f"    struct {mod}_loaded *tritonc_loaded = NULL;")
+        emit("    CUresult tritonc_err;")
         bool_copies = [(i, cname) for i, (p, cname) in enumerate(zip(k.params, cnames))
                        if not p.is_pointer and p.dtype == "bool"]
         if k.params:
-            emit(f"    void *params[{len(k.params)}];")
+            emit(f"    void *tritonc_params[{len(k.params)}];")
         for i, cname in bool_copies:
             emit(f"    uint8_t tritonc_bool_{i} = {cname} ? 1 : 0; /* bool travels as 8 bits */")
         out.extend(_promise_checks(k, cnames, mod))
         emit(f"    {mod}_refused = NULL;")
         emit("    if (grid_x == 0u || grid_y == 0u || grid_z == 0u) return CUDA_SUCCESS;")
-        emit(f"    err = {mod}_find(1, &loaded);")
-        emit("    if (err != CUDA_SUCCESS) return err;")
+        emit(f"    tritonc_err = {mod}_find(1, &tritonc_loaded);")
+        emit("    if (tritonc_err != CUDA_SUCCESS) return tritonc_err;")
         bool_index = {i for i, _ in bool_copies}
         for i, cname in enumerate(cnames):
             source = f"tritonc_bool_{i}" if i in bool_index else cname
-            emit(f"    params[{i}] = &{source};")
-        params_arg = "params" if k.params else "NULL"
-        emit(f"    return cuLaunchKernel(loaded->functions[{index}], grid_x, grid_y, grid_z, "
+            emit(f"    tritonc_params[{i}] = &{source};")
+        params_arg = "tritonc_params" if k.params else "NULL"
+        emit(f"    return cuLaunchKernel(tritonc_loaded->functions[{index}], grid_x, grid_y, grid_z, "
              f"{k.block_threads}u, 1u, 1u,")
         emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
         emit("}")

@@ -12,7 +12,7 @@ Argument checking and conversion happen before any CUDA call, in code copied fro
 The cubin is embedded as base64 and loaded with ``cuda.core`` on the first launch.
 
 Parameter names that are Python keywords or collide with ``grid``/``stream`` get a trailing
-underscore. Output is deterministic (no timestamps, no absolute paths) and starts with a
+underscore; names starting with ``_`` get an ``arg`` prefix. Output is deterministic (no timestamps, no absolute paths) and starts with a
 do-not-edit banner and one ``# tritonc-kernel: {json}`` line per kernel.
 """
 from __future__ import annotations
@@ -39,12 +39,14 @@ def _runtime_source() -> str:
 
 def py_param_names(params: Sequence[KernelParam]) -> list[str]:
     """Python names for ``params``: Triton-C names, with ``_`` appended to Python keywords and
-    to ``grid``/``stream`` (kept unique)."""
+    to ``grid``/``stream``, and ``arg`` prefixed to names starting with ``_`` (kept unique)."""
     taken: set[str] = set()
     original = {p.name for p in params}
     names = []
     for p in params:
         name = p.name
+        if name.startswith("_"):  # could shadow the module's own _module / _<kernel>_spec
+            name = "arg" + name
         while name in _PY_RESERVED or name in taken or (name != p.name and name in original):
             name += "_"
         taken.add(name)
