@@ -1,0 +1,54 @@
+"""ttg IR -> LLVM IR for NVPTX: the entry point :func:`lower_module`.
+
+The lowering is split by op family (each module's docstring says what it emits and why):
+``lowering`` (kernel driver, ABI, shared memory, value model), ``layout_math`` (which
+element each register of each thread holds), ``elementwise`` and ``math_ops``, ``memory``,
+``reduce``, ``convert`` (layout conversions, broadcast, expand_dims, reshape, trans),
+``dot_fma``, ``atomics``, ``control_flow``, ``tile_ops``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+
+from tritonc.codegen.target import DATALAYOUT, TRIPLE
+from tritonc.ir.core import Module
+
+from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, memory, reduce, tile_ops  # noqa: F401
+from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo
+
+__all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]
+
+
+@dataclass
+class LoweredModule:
+    """The LLVM IR text of a module and, per kernel, what a launcher needs."""
+
+    llvm_ir: str
+    kernels: dict[str, KernelInfo] = field(default_factory=dict)
+
+
+def lower_module(module: Module, target_arch: str = "sm_90") -> LoweredModule:
+    """Lower every kernel of a ttg module (after ``assign-layouts``) to one LLVM module.
+
+    Device functions (``kind == "device"``) are skipped: they must have been inlined.
+
+    Raises:
+        InternalCompilerError: the module is not lowerable (a tile without layout, an op this
+            lowering does not implement, a call that was not inlined).
+    """
+    num_warps = int(module.attrs.get("num_warps", 4))
+    llmod = ir.Module(name="tritonc")
+    llmod.triple = TRIPLE
+    llmod.data_layout = DATALAYOUT
+    smem = ir.GlobalVariable(llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)
+    smem.linkage = "external"
+    smem.align = 16
+    smem.type = SPTR  # an opaque `ptr addrspace(3)` (llvmlite would print a typed pointer)
+    kernels: dict[str, KernelInfo] = {}
+    for f in module.functions:
+        if f.kind != "kernel":
+            continue
+        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target_arch).build()
+    return LoweredModule(str(llmod), kernels)

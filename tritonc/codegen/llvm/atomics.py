@@ -1,0 +1,124 @@
+"""Atomics: ``tt.atomic_rmw`` and ``tt.atomic_cas`` (PTX ISA 9.7.13.5 atom).
+
+Each element is updated exactly once and every register gets the element's old value:
+
+* tiles: register ``r`` performs ``atomicrmw <kind> ptr, v syncscope("device") monotonic``
+  (relaxed, GPU scope: ``atom.relaxed.gpu.global.*``; LLVM expands kinds the hardware lacks,
+  e.g. ``fmax`` or 8/16-bit integers, into a ``cmpxchg`` loop of the same scope) under the
+  predicate ``mask && canonical(r)``, branching around it; a masked-off register's old value is
+  0 (undefined by the spec). If the layout replicates elements and the result is used, the old
+  values are broadcast to the replicas through shared memory (store canonical, ``bar.sync``,
+  load, ``bar.sync``).
+* scalars (a 0-d pointer): only thread 0 performs the atomic; if the result is used it stores
+  the old value to shared memory, ``bar.sync``, every thread loads it, ``bar.sync``. So the
+  whole CTA sees one old value, and a spin lock ``while (atomic_cas(lock, 0, 1) == 1);`` is a
+  uniform loop. The atomics are relaxed: code protected by such a lock needs its own fences
+  for memory ordering between CTAs.
+* ``atomic_cas(p, cmp, v)``: ``cmpxchg p, cmp, v syncscope("device") monotonic monotonic``
+  (floats compared and swapped as their bits).
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from tritonc.ir.types import TileType, element_type
+
+from .convert import _through_shared
+from .layout_math import canonical_ir
+from .lowering import I32, const, llvm_type, lowers
+from .memory import scalar_leader
+
+ORDER = 'syncscope("device") monotonic'
+
+_RMW = {"add": "add", "fadd": "fadd", "max": "max", "umax": "umax", "min": "min", "umin": "umin",
+        "fmax": "fmax", "fmin": "fmin", "xchg": "xchg", "and": "and", "or": "or", "xor": "xor"}
+_FLOAT_KIND = {"add": "fadd", "max": "fmax", "min": "fmin"}
+
+
+def _guarded(lw, pred, ty: ir.Type, emit) -> ir.Value:
+    """``emit()`` under ``pred`` (None: unconditionally); the result is 0 where it did not run."""
+    if pred is None:
+        return emit()
+    b = lw.b
+    pre = b.block
+    then = b.append_basic_block("atomic")
+    merge = b.append_basic_block("atomic.end")
+    b.cbranch(pred, then, merge)
+    b.position_at_end(then)
+    v = emit()
+    then_end = b.block
+    b.branch(merge)
+    b.position_at_end(merge)
+    phi = b.phi(ty)
+    phi.add_incoming(v, then_end)
+    phi.add_incoming(ir.Constant(ty, None), pre)
+    return phi
+
+
+def _finish(lw, op, olds: list, is_tile: bool) -> None:
+    """Give every register (every thread, for scalars) the old value of its element."""
+    res = op.result
+    if not res.uses:
+        lw.set(res, olds if is_tile else olds[0])
+        return
+    if is_tile:
+        dist = lw.dist(res)
+        if dist.replicated:
+            olds = _through_shared(lw, olds, res.type, res.type, list(range(res.type.rank)))
+        lw.set(res, olds)
+        return
+    elem = res.type
+    from .lowering import smem_elem_bytes
+    lw.use_smem(smem_elem_bytes(elem))
+    with lw.if_then(scalar_leader(lw)):
+        lw.smem_store(olds[0], elem, const(I32, 0))
+    lw.barrier()
+    v = lw.smem_load(elem, const(I32, 0))
+    lw.barrier()
+    lw.set(res, v)
+
+
+def _predicates(lw, op, ptr, mask):
+    if isinstance(ptr.type, TileType):
+        dist = lw.dist(ptr)
+        n = dist.num_regs
+        canon = canonical_ir(lw, dist)
+    else:
+        n = 1
+        canon = [scalar_leader(lw)]
+    masks = lw.regs(mask, n) if mask is not None else [None] * n
+    return n, [lw.and_pred(m, c) for m, c in zip(masks, canon)]
+
+
+@lowers("tt.atomic_rmw")
+def _atomic_rmw(lw, op) -> None:
+    ptr, value, mask = op.get("ptr"), op.get("value"), op.get("mask")
+    ty = llvm_type(element_type(value.type))
+    kind = op.attrs["kind"]
+    if not isinstance(ty, ir.IntType):
+        kind = _FLOAT_KIND.get(kind, kind)
+    rmw = _RMW[kind]
+    n, preds = _predicates(lw, op, ptr, mask)
+    ptrs, values = lw.regs(ptr, n), lw.regs(value, n)
+    olds = [_guarded(lw, pred, ty, lambda p=p, v=v: lw.b.atomic_rmw(rmw, p, v, ORDER))
+            for p, v, pred in zip(ptrs, values, preds)]
+    _finish(lw, op, olds, isinstance(ptr.type, TileType))
+
+
+@lowers("tt.atomic_cas")
+def _atomic_cas(lw, op) -> None:
+    ptr, cmp, value = op.operands
+    ty = llvm_type(element_type(value.type))
+    ity = ty if isinstance(ty, ir.IntType) else ir.IntType({"half": 16, "bfloat": 16, "float": 32,
+                                                           "double": 64}[str(ty)])
+    n, preds = _predicates(lw, op, ptr, None)
+    b = lw.b
+
+    def cas(p, c, v):
+        if ity is not ty:
+            c, v = b.bitcast(c, ity), b.bitcast(v, ity)
+        old = b.extract_value(b.cmpxchg(p, c, v, ORDER, "monotonic"), 0)
+        return old if ity is ty else b.bitcast(old, ty)
+    olds = [_guarded(lw, pred, ty, lambda p=p, c=c, v=v: cas(p, c, v))
+            for p, c, v, pred in zip(lw.regs(ptr, n), lw.regs(cmp, n), lw.regs(value, n), preds)]
+    _finish(lw, op, olds, isinstance(ptr.type, TileType))

@@ -1,0 +1,139 @@
+"""``tt.dot`` on CUDA cores: ``acc + a @ b`` with one FMA per product (the correct, general path;
+``accelerate-matmul`` will move eligible dots to ``mma.sync``/``wgmma`` later).
+
+Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trailing batch axes).
+``a`` and ``b`` may be in any layout; the result has the accumulator's layout.
+
+1. ``a`` and ``b`` are staged in shared memory, row-major, ``b`` after ``a`` (16-byte aligned):
+   each canonical register stores its element, then ``bar.sync``.
+2. Each thread runs a loop over ``k`` (an LLVM loop with one phi per accumulator register;
+   LLVM's unroller decides how far to unroll): for every distinct row ``(m, batch)`` of its
+   accumulator registers it loads ``a[m, k, batch]``, for every distinct column
+   ``(n, batch)`` ``b[k, n, batch]``, and updates each register with
+   ``acc = fma(a, b, acc)`` (``llvm.fma``, PTX ``fma.rn``) for floats or ``acc + a * b`` for
+   integers (wrapping). Inputs are first converted to the accumulator's type: ``f16``/``bf16``
+   -> ``f32`` exactly (``fpext``), ``i8`` -> ``i32`` by sign extension.
+3. ``bar.sync`` before shared memory is reused.
+
+Shared memory: ``numel(a) * bytes(a)`` rounded up to 16, plus ``numel(b) * bytes(b)``.
+``input_precision = "tf32"`` is computed in full f32 (the spec allows more precision).
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from tritonc.ir.types import ScalarType
+
+from .elementwise import intrinsic_call
+from .layout_math import canonical_ir, coords_ir, linear_ids_ir
+from .lowering import I32, const, llvm_type, lowers, smem_elem_bytes
+
+
+def _to_acc(b: ir.IRBuilder, v: ir.Value, src: ScalarType, acc: ScalarType, acc_ty: ir.Type) -> ir.Value:
+    if src == acc:
+        return v
+    if src.is_float and acc.is_float:
+        return b.fpext(v, acc_ty) if src.bits < acc.bits else b.fptrunc(v, acc_ty)
+    if src.is_int and acc.is_int:
+        return b.sext(v, acc_ty) if src.bits < acc.bits else b.trunc(v, acc_ty)
+    if src.is_int:
+        return b.sitofp(v, acc_ty)
+    return b.fptosi(v, acc_ty)
+
+
+def _stage(lw, regs, tile, base: int) -> None:
+    dist = lw.dist(tile)
+    nbytes = smem_elem_bytes(tile.element)
+    canon = canonical_ir(lw, dist)
+    lin = linear_ids_ir(lw, dist)
+    b = lw.b
+    for r, v in enumerate(regs):
+        with lw.if_then(canon[r]):
+            lw.smem_store(v, tile.element, b.add(b.mul(lin[r], const(I32, nbytes)), const(I32, base)))
+
+
+@lowers("tt.dot")
+def _dot(lw, op) -> None:
+    a, bv, acc = op.operands
+    at, bt, ct = a.type, bv.type, op.result.type
+    M, K = at.shape[0], at.shape[1]
+    N = bt.shape[1]
+    nb = 1
+    for s in at.shape[2:]:
+        nb *= s
+    a_bytes, b_bytes = smem_elem_bytes(at.element), smem_elem_bytes(bt.element)
+    b_base = (at.numel * a_bytes + 15) // 16 * 16
+    lw.use_smem(b_base + bt.numel * b_bytes)
+    _stage(lw, lw.get(a), at, 0)
+    _stage(lw, lw.get(bv), bt, b_base)
+    lw.barrier()
+
+    b = lw.b
+    acc_el: ScalarType = ct.element
+    acc_ty = llvm_type(acc_el)
+    cdist = lw.dist(ct)
+    coords = coords_ir(lw, cdist)
+    batch_strides = []
+    s = 1
+    for size in reversed(ct.shape[2:]):
+        batch_strides.append(s)
+        s *= size
+    batch_strides.reverse()
+
+    def batch_lin(c):
+        lin = const(I32, 0)
+        for x, st in zip(c[2:], batch_strides):
+            lin = b.add(lin, b.mul(x, const(I32, st)))
+        return lin
+
+    # Per distinct row / column: the byte address at k = 0 (computed before the loop).
+    a_rows: dict = {}
+    b_cols: dict = {}
+    reg_rows, reg_cols = [], []
+    for c in coords:
+        ka = (id(c[0]),) + tuple(id(x) for x in c[2:])
+        kb = (id(c[1]),) + tuple(id(x) for x in c[2:])
+        if ka not in a_rows:
+            idx = b.add(b.mul(c[0], const(I32, K * nb)), batch_lin(c))
+            a_rows[ka] = b.mul(idx, const(I32, a_bytes))
+        if kb not in b_cols:
+            idx = b.add(b.mul(c[1], const(I32, nb)), batch_lin(c))
+            b_cols[kb] = b.add(b.mul(idx, const(I32, b_bytes)), const(I32, b_base))
+        reg_rows.append(ka)
+        reg_cols.append(kb)
+
+    init = lw.get(acc)
+    pre = b.block
+    loop = b.append_basic_block("dot.loop")
+    done = b.append_basic_block("dot.done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    k = b.phi(I32)
+    k.add_incoming(const(I32, 0), pre)
+    phis = []
+    for v in init:
+        phi = b.phi(acc_ty)
+        phi.add_incoming(v, pre)
+        phis.append(phi)
+    a_step = b.mul(k, const(I32, nb * a_bytes))
+    b_step = b.mul(k, const(I32, N * nb * b_bytes))
+    a_vals = {key: _to_acc(b, lw.smem_load(at.element, b.add(addr, a_step)), at.element, acc_el, acc_ty)
+              for key, addr in a_rows.items()}
+    b_vals = {key: _to_acc(b, lw.smem_load(bt.element, b.add(addr, b_step)), bt.element, acc_el, acc_ty)
+              for key, addr in b_cols.items()}
+    new = []
+    for phi, ka, kb in zip(phis, reg_rows, reg_cols):
+        x, y = a_vals[ka], b_vals[kb]
+        if acc_el.is_float:
+            new.append(intrinsic_call(lw, "fma", [x, y, phi]))
+        else:
+            new.append(b.add(b.mul(x, y), phi))
+    k_next = b.add(k, const(I32, 1))
+    latch = b.block
+    k.add_incoming(k_next, latch)
+    for phi, v in zip(phis, new):
+        phi.add_incoming(v, latch)
+    b.cbranch(b.icmp_unsigned("<", k_next, const(I32, K)), loop, done)
+    b.position_at_end(done)
+    lw.barrier()
+    lw.set(op.result, new)

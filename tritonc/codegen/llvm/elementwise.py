@@ -1,0 +1,160 @@
+"""Element-wise ops: integer and float arithmetic, comparisons, select, casts, constants.
+
+Every op here works register by register: operands and result share one layout (ensured by
+``assign-layouts``), so register ``r`` of the result is computed from register ``r`` of each
+operand; a scalar operand (``arith.select``'s condition) is used for every register.
+
+Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floating point,
+9.7.9.21 cvt):
+
+* integers wrap (two's complement); ``divsi``/``remsi`` are C's truncating ``sdiv``/``srem``,
+  ``divui``/``remui`` unsigned; ``shrsi`` is arithmetic, ``shrui`` logical; ``max``/``min``
+  through ``llvm.smax``/``umax``/``smin``/``umin``. Division by zero and shifts by the width
+  or more are undefined, as in C.
+* ``divf`` is IEEE ``fdiv`` (``div.rn``), not an approximation; ``remf`` is LLVM's ``frem``,
+  which NVPTX expands to ``x - trunc(x / y) * y`` (not exact for large quotients);
+  ``maxnumf``/``minnumf`` are ``llvm.maxnum``/``minnum`` (``max.f32``: a NaN operand is
+  ignored).
+* ``cmpf`` predicates map one-to-one to ``fcmp`` (``o*`` false on NaN, ``u*`` true on NaN).
+* casts: ``extsi``/``extui``/``trunci``/``sitofp``/``uitofp``/``fptosi``/``fptoui``/``extf``/
+  ``truncf``/``bitcast`` are the LLVM instructions of those names; float narrowing rounds to
+  nearest-even (``cvt.rn.f16.f32``, ``cvt.rn.bf16.f32``); ``fptosi`` of an out-of-range value
+  is undefined. ``f64 -> bf16`` and ``i32/i64 -> bf16`` are done by LLVM, which on sm_80 goes
+  through f32 (two roundings; the second can differ from a direct rounding in ties).
+* ``math.*`` are in ``math_ops.py``.
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from tritonc.ir.types import TileType, element_type
+
+from .lowering import I1, HANDLERS, const, llvm_type, lowers
+
+_INT_BINARY = {
+    "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "sdiv",
+    "arith.divui": "udiv", "arith.remsi": "srem", "arith.remui": "urem", "arith.andi": "and_",
+    "arith.ori": "or_", "arith.xori": "xor", "arith.shli": "shl", "arith.shrsi": "ashr",
+    "arith.shrui": "lshr",
+}
+_INT_MINMAX = {"arith.maxsi": "smax", "arith.minsi": "smin", "arith.maxui": "umax", "arith.minui": "umin"}
+_FLOAT_BINARY = {"arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul", "arith.divf": "fdiv",
+                 "arith.remf": "frem"}
+_FLOAT_MINMAX = {"arith.maxnumf": "maxnum", "arith.minnumf": "minnum"}
+
+_ICMP = {"eq": ("s", "=="), "ne": ("s", "!="), "slt": ("s", "<"), "sle": ("s", "<="), "sgt": ("s", ">"),
+         "sge": ("s", ">="), "ult": ("u", "<"), "ule": ("u", "<="), "ugt": ("u", ">"), "uge": ("u", ">=")}
+_FCMP = {"oeq": ("o", "=="), "one": ("o", "!="), "olt": ("o", "<"), "ole": ("o", "<="), "ogt": ("o", ">"),
+         "oge": ("o", ">="), "ord": ("o", "ord"), "ueq": ("u", "=="), "une": ("u", "!="), "ult": ("u", "<"),
+         "ule": ("u", "<="), "ugt": ("u", ">"), "uge": ("u", ">="), "uno": ("u", "uno")}
+
+
+def num_regs(lw, op) -> int:
+    """Registers per operand/result of an element-wise op (1 for scalars)."""
+    t = op.results[0].type if op.results else op.operands[0].type
+    return lw.dist(t).num_regs if isinstance(t, TileType) else 1
+
+
+def define(lw, result, regs: list) -> None:
+    """Set an element-wise result: a list for tiles, the single value for scalars."""
+    lw.set(result, regs if isinstance(result.type, TileType) else regs[0])
+
+
+def map_regs(lw, op, fn) -> None:
+    """Define ``op``'s result as ``fn(*operand registers)`` register by register."""
+    n = num_regs(lw, op)
+    cols = [lw.regs(v, n) for v in op.operands]
+    define(lw, op.result, [fn(*args) for args in zip(*cols)])
+
+
+def intrinsic_call(lw, base: str, args: list[ir.Value]) -> ir.Value:
+    """``llvm.<base>.<type suffix>`` on the first argument's type (e.g. ``llvm.smax.i32``)."""
+    ty = args[0].type
+    return lw.call(f"llvm.{base}.{ty.intrinsic_name}", ty, args)
+
+
+def _int_binary(lw, op) -> None:
+    method = _INT_BINARY[op.name]
+    map_regs(lw, op, lambda a, b: getattr(lw.b, method)(a, b))
+
+
+def _int_minmax(lw, op) -> None:
+    base = _INT_MINMAX[op.name]
+    map_regs(lw, op, lambda a, b: intrinsic_call(lw, base, [a, b]))
+
+
+def _float_binary(lw, op) -> None:
+    method = _FLOAT_BINARY[op.name]
+    map_regs(lw, op, lambda a, b: getattr(lw.b, method)(a, b))
+
+
+def _float_minmax(lw, op) -> None:
+    base = _FLOAT_MINMAX[op.name]
+    map_regs(lw, op, lambda a, b: intrinsic_call(lw, base, [a, b]))
+
+
+for _name in _INT_BINARY:
+    HANDLERS[_name] = _int_binary
+for _name in _INT_MINMAX:
+    HANDLERS[_name] = _int_minmax
+for _name in _FLOAT_BINARY:
+    HANDLERS[_name] = _float_binary
+for _name in _FLOAT_MINMAX:
+    HANDLERS[_name] = _float_minmax
+
+
+@lowers("arith.negf")
+def _negf(lw, op) -> None:
+    map_regs(lw, op, lambda a: lw.b.fneg(a))
+
+
+@lowers("arith.cmpi")
+def _cmpi(lw, op) -> None:
+    kind, pred = _ICMP[op.attrs["predicate"]]
+    if kind == "s":
+        map_regs(lw, op, lambda a, b: lw.b.icmp_signed(pred, a, b))
+    else:
+        map_regs(lw, op, lambda a, b: lw.b.icmp_unsigned(pred, a, b))
+
+
+@lowers("arith.cmpf")
+def _cmpf(lw, op) -> None:
+    kind, pred = _FCMP[op.attrs["predicate"]]
+    if kind == "o":
+        map_regs(lw, op, lambda a, b: lw.b.fcmp_ordered(pred, a, b))
+    else:
+        map_regs(lw, op, lambda a, b: lw.b.fcmp_unordered(pred, a, b))
+
+
+@lowers("arith.select")
+def _select(lw, op) -> None:
+    map_regs(lw, op, lambda c, a, b: lw.b.select(c, a, b))
+
+
+_CASTS = {"arith.extsi": "sext", "arith.extui": "zext", "arith.trunci": "trunc", "arith.sitofp": "sitofp",
+          "arith.uitofp": "uitofp", "arith.fptosi": "fptosi", "arith.fptoui": "fptoui", "arith.extf": "fpext",
+          "arith.truncf": "fptrunc", "arith.bitcast": "bitcast"}
+
+
+def _cast(lw, op) -> None:
+    method = _CASTS[op.name]
+    dst = llvm_type(element_type(op.result.type))
+    src = llvm_type(element_type(op.operands[0].type))
+    if src == dst:
+        map_regs(lw, op, lambda a: a)
+        return
+    map_regs(lw, op, lambda a: getattr(lw.b, method)(a, dst))
+
+
+for _name in _CASTS:
+    HANDLERS[_name] = _cast
+
+
+@lowers("arith.constant")
+def _constant(lw, op) -> None:
+    ty = llvm_type(element_type(op.result.type))
+    value = op.attrs["value"]
+    if ty == I1:
+        value = 1 if value else 0
+    c = const(ty, value)
+    define(lw, op.result, [c] * num_regs(lw, op))

@@ -1,0 +1,339 @@
+"""The kernel-level driver of the ttg -> LLVM IR (NVPTX) lowering.
+
+Preconditions: a verified ttg module (every tile has a blocked or slice layout, see
+``transforms/assign_layouts.py``); device functions already inlined (``tt.call`` is refused).
+
+Value model: a scalar (0-d) IR value is *uniform*: one LLVM value that every thread computes.
+A tile is a Python list of LLVM values, one per register of its layout (``layout_math.py``
+says which element each register of each thread holds). Lowering an op is a local job done
+by a handler registered with :func:`lowers` in one of the op-family modules
+(``elementwise``, ``memory``, ``reduce``, ``convert``, ``dot_fma``, ``atomics``,
+``control_flow``, ``tile_ops``); it reads its operands' registers and defines its results'.
+
+Kernel ABI (what launchers build on, ``KernelInfo.params``): ``define ptx_kernel void
+@name(...)`` with ``"nvvm.maxntid"="<num_warps*32>"``; pointers are ``ptr addrspace(1)``
+with ``noalias``/``readonly``/``align N`` from the parameter's ``noalias``/``readonly``/
+``aligned`` attributes; scalars at their C width (``i1`` arrives as ``i8`` and is truncated,
+``f16`` is ``half``, ``bf16`` is ``bfloat``); ``multipleof`` on an integer becomes an
+``llvm.assume``. The grid is 3-D (``%ctaid.{x,y,z}``); the CTA has ``num_warps*32`` threads
+along x.
+
+Shared memory: one ``@global_smem = external addrspace(3) global [0 x i8], align 16`` per
+module (dynamic shared memory, its size given at launch). Every op that needs shared memory
+uses it from offset 0 with the protocol *write; barrier; read; barrier*, so consecutive uses
+never overlap in time; the kernel needs the maximum of their sizes
+(``KernelInfo.shared_bytes``). Barriers are ``llvm.nvvm.barrier.cta.sync.aligned.all(0)``
+(``bar.sync 0``, PTX ISA 9.7.13.1 bar/barrier) and are only emitted at points every thread
+reaches (structured control flow with uniform scalar conditions).
+"""
+from __future__ import annotations
+
+import math
+import struct
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import llvmlite.ir as ir
+
+from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.core import Block, Function, Operation, Value
+from tritonc.ir.types import PointerType, ScalarType, TileType, Type
+
+from .layout_math import Distribution, distribution
+
+#: op name -> handler(lowering, op)
+HANDLERS: dict[str, Callable[["KernelLowering", Operation], None]] = {}
+
+
+def lowers(*names: str):
+    """Decorator: register a handler for the named ops."""
+    def deco(fn):
+        for n in names:
+            HANDLERS[n] = fn
+        return fn
+    return deco
+
+
+class BFloatType(ir.Type):
+    """LLVM's ``bfloat`` (llvmlite has no class for it). Constants print as ``0xRXXXX``."""
+
+    null = "0xR0000"
+    intrinsic_name = "bf16"
+
+    def _to_string(self) -> str:
+        return "bfloat"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, BFloatType)
+
+    def __hash__(self) -> int:
+        return hash(BFloatType)
+
+    def format_constant(self, value) -> str:
+        return f"0xR{float_to_bf16_bits(float(value)):04X}"
+
+
+def float_to_bf16_bits(x: float) -> int:
+    """The bfloat16 bits of ``x`` (rounded to float32, then to nearest-even bfloat16)."""
+    if math.isnan(x):
+        return 0x7FC0
+    if abs(x) > 3.4028234663852886e38:
+        return 0x7F80 if x > 0 else 0xFF80
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    rounding = 0x7FFF + ((bits >> 16) & 1)
+    return ((bits + rounding) >> 16) & 0xFFFF
+
+
+I1, I8, I16, I32, I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
+F16, BF16, F32, F64 = ir.HalfType(), BFloatType(), ir.FloatType(), ir.DoubleType()
+GPTR = ir.PointerType(addrspace=1)
+SPTR = ir.PointerType(addrspace=3)
+_SCALAR_LLVM = {"i1": I1, "i8": I8, "i16": I16, "i32": I32, "i64": I64,
+                "f16": F16, "bf16": BF16, "f32": F32, "f64": F64}
+
+
+def llvm_type(t: Type) -> ir.Type:
+    """The LLVM register type of a scalar or pointer IR type (or of a tile's elements)."""
+    if isinstance(t, TileType):
+        t = t.element
+    if isinstance(t, PointerType):
+        return GPTR
+    return _SCALAR_LLVM[t.name]
+
+
+def storage_type(t: Type) -> ir.Type:
+    """The LLVM type an element has in memory: ``i1`` is stored as ``i8``."""
+    ty = llvm_type(t)
+    return I8 if ty == I1 else ty
+
+
+def const(ty: ir.Type, value: Any) -> ir.Constant:
+    """An LLVM constant of ``ty``; integers wrap to the type's width (two's complement)."""
+    if isinstance(ty, ir.IntType):
+        v = int(value) & ((1 << ty.width) - 1)
+        if ty.width > 1 and v >= 1 << (ty.width - 1):
+            v -= 1 << ty.width
+        return ir.Constant(ty, v)
+    return ir.Constant(ty, float(value))
+
+
+@dataclass
+class ParamInfo:
+    """One kernel parameter as the launcher passes it: ``llvm_type`` is what the kernel's
+    PTX parameter holds (``i8`` for ``i1``); ``attrs`` are the tt-level parameter attributes."""
+
+    name: str
+    type: Type
+    llvm_type: str
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class KernelInfo:
+    """What a launcher needs to know about a lowered kernel."""
+
+    name: str
+    num_warps: int
+    shared_bytes: int
+    params: list[ParamInfo]
+
+    @property
+    def num_threads(self) -> int:
+        return 32 * self.num_warps
+
+
+class KernelLowering:
+    """Lowers one kernel function into ``module`` (an ``llvmlite.ir.Module``)."""
+
+    def __init__(self, module: ir.Module, smem: ir.GlobalVariable, f: Function, num_warps: int, arch: str):
+        self.module = module
+        self.smem = smem
+        self.f = f
+        self.num_warps = num_warps
+        self.arch = arch
+        self.capability = int(arch[3:5])
+        self.values: dict[Value, Any] = {}
+        self.cache: dict[Any, Any] = {}
+        self.shared_bytes = 0
+        self.params: list[ParamInfo] = []
+        self.nc_values: set[Value] = set()
+
+    # -- building blocks ---------------------------------------------------------------------
+    def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, args), name)
+        return fn
+
+    def call(self, name: str, ret: ir.Type, args: list[ir.Value], builder: ir.IRBuilder | None = None) -> ir.Value:
+        fn = self.intrinsic(name, ret, [a.type for a in args])
+        return (builder or self.b).call(fn, args)
+
+    def sreg(self, name: str) -> ir.Value:
+        """``%tid.x``-style special register, read once in the entry block."""
+        key = ("sreg", name)
+        if key not in self.cache:
+            self.cache[key] = self.call(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [], self.eb)
+        return self.cache[key]
+
+    def tid(self) -> ir.Value:
+        return self.sreg("tid.x")
+
+    def lane(self) -> ir.Value:
+        if "lane" not in self.cache:
+            self.cache["lane"] = self.eb.and_(self.tid(), const(I32, 31), name="lane")
+        return self.cache["lane"]
+
+    def warp(self) -> ir.Value:
+        if "warp" not in self.cache:
+            self.cache["warp"] = self.eb.lshr(self.tid(), const(I32, 5), name="warp")
+        return self.cache["warp"]
+
+    def barrier(self) -> None:
+        """``bar.sync 0``: every thread of the CTA waits (PTX ISA 9.7.13.1)."""
+        self.call("llvm.nvvm.barrier.cta.sync.aligned.all", ir.VoidType(), [const(I32, 0)])
+
+    def use_smem(self, nbytes: int) -> None:
+        """Record that the current op uses ``nbytes`` of shared memory from offset 0."""
+        self.shared_bytes = max(self.shared_bytes, (nbytes + 15) // 16 * 16)
+
+    def smem_ptr(self, byte_offset: ir.Value, builder: ir.IRBuilder | None = None) -> ir.Value:
+        return (builder or self.b).gep(self.smem, [byte_offset], source_etype=I8)
+
+    def smem_store(self, value: ir.Value, element: Type, byte_offset: ir.Value) -> None:
+        """Store a register of IR element type ``element`` to shared memory."""
+        b = self.b
+        if isinstance(element, PointerType):
+            value = b.ptrtoint(value, I64)
+        elif value.type == I1:
+            value = b.zext(value, I8)
+        b.store(value, self.smem_ptr(byte_offset), align=min(8, smem_elem_bytes(element)))
+
+    def smem_load(self, element: Type, byte_offset: ir.Value) -> ir.Value:
+        b = self.b
+        ty = I64 if isinstance(element, PointerType) else storage_type(element)
+        v = b.load(self.smem_ptr(byte_offset), typ=ty, align=min(8, smem_elem_bytes(element)))
+        if isinstance(element, PointerType):
+            return b.inttoptr(v, GPTR)
+        if llvm_type(element) == I1:
+            return b.trunc(v, I1)
+        return v
+
+    @contextmanager
+    def if_then(self, pred: ir.Value | None):
+        """Emit the body under ``pred`` (no branch when ``pred`` is None: always)."""
+        if pred is None:
+            yield
+            return
+        if isinstance(pred, ir.Constant) and pred.type == I1:
+            if pred.constant:
+                yield
+                return
+        then = self.b.append_basic_block("then")
+        merge = self.b.append_basic_block("endif")
+        self.b.cbranch(pred, then, merge)
+        self.b.position_at_end(then)
+        yield
+        self.b.branch(merge)
+        self.b.position_at_end(merge)
+
+    def and_pred(self, a: ir.Value | None, b: ir.Value | None) -> ir.Value | None:
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return self.b.and_(a, b)
+
+    # -- values ------------------------------------------------------------------------------
+    def get(self, v: Value) -> Any:
+        try:
+            return self.values[v]
+        except KeyError:
+            raise InternalCompilerError(f"lowering: value {v!r} used before it was lowered") from None
+
+    def set(self, v: Value, lowered: Any) -> None:
+        if isinstance(v.type, TileType):
+            n = self.dist(v).num_regs
+            if not isinstance(lowered, list) or len(lowered) != n:
+                raise InternalCompilerError(f"lowering: {v!r} needs {n} registers")
+        self.values[v] = lowered
+
+    def regs(self, v: Value, n: int) -> list:
+        """``v``'s registers, or a scalar ``v`` repeated ``n`` times."""
+        x = self.get(v)
+        return x if isinstance(x, list) else [x] * n
+
+    def dist(self, v: Value | Type) -> Distribution:
+        t = v.type if isinstance(v, Value) else v
+        if not isinstance(t, TileType) or t.layout is None:
+            raise InternalCompilerError(f"lowering: {t} has no layout (run assign-layouts first)")
+        d = distribution(t.layout, t.shape)
+        if d.num_threads != 32 * self.num_warps:
+            raise InternalCompilerError(f"layout {t.layout} is for {d.num_threads} threads, "
+                                        f"the kernel has {32 * self.num_warps}")
+        return d
+
+    # -- driver ------------------------------------------------------------------------------
+    def lower_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.lower_op(op)
+
+    def lower_op(self, op: Operation) -> None:
+        handler = HANDLERS.get(op.name)
+        if handler is None:
+            raise InternalCompilerError(f"lowering of '{op.name}' to LLVM is not implemented")
+        handler(self, op)
+
+    def build(self) -> KernelInfo:
+        f = self.f
+        arg_types = []
+        for arg, attrs in zip(f.args, f.arg_attrs):
+            t = arg.type
+            if isinstance(t, TileType):
+                raise InternalCompilerError(f"kernel @{f.name} has a tile parameter {arg!r}")
+            lt = storage_type(t)
+            arg_types.append(lt)
+            self.params.append(ParamInfo(arg.name or f"arg{len(self.params)}", t, str(lt), dict(attrs)))
+        self.fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), f.name)
+        self.fn.calling_convention = "ptx_kernel"
+        set.add(self.fn.attributes, f'"nvvm.maxntid"="{32 * self.num_warps}"')
+        entry = self.fn.append_basic_block("entry")
+        body = self.fn.append_basic_block("body")
+        self.eb = ir.IRBuilder(entry)
+        self.b = ir.IRBuilder(body)
+        for arg, attrs, larg in zip(f.args, f.arg_attrs, self.fn.args):
+            larg.name = arg.name or ""
+            self.values[arg] = self._param_value(arg.type, attrs, larg)
+        from .memory import readonly_pointer_values
+        self.nc_values = readonly_pointer_values(f)
+        self.lower_block(f.body.block)
+        self.eb.branch(body)
+        return KernelInfo(f.name, self.num_warps, self.shared_bytes, self.params)
+
+    def _param_value(self, t: Type, attrs: dict, larg: ir.Argument) -> ir.Value:
+        if isinstance(t, PointerType):
+            if attrs.get("noalias"):
+                larg.add_attribute("noalias")
+            if attrs.get("readonly"):
+                set.add(larg.attributes, "readonly")
+            if attrs.get("aligned"):
+                larg.attributes.align = int(attrs["aligned"])
+            return larg
+        assert isinstance(t, ScalarType)
+        value: ir.Value = larg
+        if t.name == "i1":
+            value = self.eb.trunc(larg, I1)
+        mult = attrs.get("multipleof")
+        if mult and t.is_int and int(mult) > 1:
+            rem = self.eb.urem(larg, const(larg.type, int(mult)))
+            ok = self.eb.icmp_unsigned("==", rem, const(larg.type, 0))
+            self.call("llvm.assume", ir.VoidType(), [ok], self.eb)
+        return value
+
+
+def smem_elem_bytes(element: Type) -> int:
+    """Bytes an element occupies in shared memory (pointers as i64, i1 as i8)."""
+    if isinstance(element, PointerType):
+        return 8
+    return max(1, element.bits // 8)

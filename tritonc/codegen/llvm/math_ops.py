@@ -1,0 +1,277 @@
+"""``math.*`` ops: transcendental functions and friends, register by register.
+
+``f16``/``bf16`` operands are widened to f32, computed, and rounded back (``cvt.rn``).
+
+f32 (the spec allows fast approximations for ``exp``/``log``; PTX ISA 9.7.3.19-22):
+
+* ``exp2(x)``: ``x = n + f`` with ``n = rint(x)``, ``|f| <= 1/2``; ``ex2.approx.f32(f)`` (max
+  relative error about 2^-22) times ``2^n`` built from exponent bits in two steps (so results
+  near the overflow and subnormal limits are right); inf, 0 and NaN handled by selects.
+* ``exp(x)``: the same on ``t = x * log2(e)``, with the rounding error of that product
+  (``fma(x, L, -t)`` plus the low part of ``log2(e)``) added to ``f``, so the error does not
+  grow with ``|x|`` as it does for a plain ``ex2.approx(x * log2e)``.
+* ``log2(x)``: ``lg2.approx.f32`` (absolute error about 2^-22); ``log(x)``:
+  ``lg2.approx.f32(x) * ln 2`` (so the *relative* error grows near ``x = 1``, where ``log``
+  is near 0).
+* ``sin``/``cos``: argument reduced to ``[-pi, pi]`` (``x - k * 2pi`` with a two-part 2pi and
+  ``fma``), then ``sin.approx.f32``/``cos.approx.f32`` (absolute error about 2^-21).
+* ``sqrt``: ``llvm.sqrt`` = ``sqrt.rn.f32`` (IEEE); ``rsqrt``: ``rsqrt.approx.f32``.
+
+f64 (no hardware approximations exist, so range reduction + polynomials with ``fma``):
+
+* ``exp``/``exp2``: Cody-Waite reduction by ln 2 to ``|r| <= ln2/2``, degree-13 Taylor
+  polynomial, scaling by ``2^n`` from exponent bits in two steps; about 1 ulp.
+* ``log``/``log2``: subnormals scaled by 2^54, ``x = m * 2^e`` with ``m`` in ``[sqrt(1/2),
+  sqrt(2))``, ``log m = 2 atanh(s)``, ``s = (m-1)/(m+1)``, series to ``s^23``; about 1 ulp.
+* ``sin``/``cos``: ``k = rint(x * 2/pi)``, three-part Cody-Waite ``pi/2``, Taylor polynomials
+  on ``[-pi/4, pi/4]`` chosen by ``k mod 4``; accurate for ``|x|`` up to about 1e9 (no
+  Payne-Hanek reduction for huge arguments).
+* ``sqrt`` = ``sqrt.rn.f64``; ``rsqrt = 1 / sqrt(x)`` (two IEEE roundings).
+
+``absf``/``floor``/``ceil``/``fma``/``absi`` are the LLVM intrinsics (``abs``, ``cvt.rmi``,
+``cvt.rpi``, ``fma.rn``).
+"""
+from __future__ import annotations
+
+import math
+
+import llvmlite.ir as ir
+
+from .elementwise import intrinsic_call, map_regs
+from .lowering import BF16, F16, F32, F64, I32, I64, const, lowers
+
+LOG2E = 1.4426950408889634
+LN2 = 0.6931471805599453
+
+
+def _f32(x: float) -> float:
+    import struct
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def _widen(lw, op, fn):
+    """Run ``fn(x, ...)`` on f32/f64 registers; f16/bf16 go through f32."""
+    b = lw.b
+
+    def wrapped(*xs):
+        ty = xs[0].type
+        if ty in (F16, BF16):
+            r = fn(*[b.fpext(x, F32) for x in xs])
+            return b.fptrunc(r, ty)
+        return fn(*xs)
+    map_regs(lw, op, wrapped)
+
+
+def _fma(lw, a, b_, c):
+    return intrinsic_call(lw, "fma", [a, b_, c])
+
+
+def _rint(lw, x):
+    return intrinsic_call(lw, "rint", [x])
+
+
+def _pow2_int(lw, k, ty):
+    """``2^k`` for an integral float ``k`` in the normal range of ``ty``, from exponent bits."""
+    b = lw.b
+    if ty == F32:
+        e = b.add(b.fptosi(k, I32), const(I32, 127))
+        return b.bitcast(b.shl(e, const(I32, 23)), F32)
+    e = b.add(b.fptosi(k, I64), const(I64, 1023))
+    return b.bitcast(b.shl(e, const(I64, 52)), F64)
+
+
+def _scale(lw, r, n, ty):
+    """``r * 2^n`` in two steps (``n`` integral and already clamped)."""
+    b = lw.b
+    h = intrinsic_call(lw, "floor", [b.fmul(n, ir.Constant(ty, 0.5))])
+    n2 = b.fsub(n, h)
+    return b.fmul(b.fmul(r, _pow2_int(lw, h, ty)), _pow2_int(lw, n2, ty))
+
+
+def _specials(lw, x, t, res, ty, hi, lo):
+    """inf above ``hi``, 0 below ``lo`` (``t`` is the base-2 exponent), NaN passes through."""
+    b = lw.b
+    res = b.select(b.fcmp_ordered(">", t, ir.Constant(ty, hi)), ir.Constant(ty, math.inf), res)
+    res = b.select(b.fcmp_ordered("<", t, ir.Constant(ty, lo)), ir.Constant(ty, 0.0), res)
+    return b.select(b.fcmp_unordered("uno", x, x), x, res)
+
+
+def _clamp(lw, t, ty, lo, hi):
+    t = intrinsic_call(lw, "maxnum", [t, ir.Constant(ty, lo)])
+    return intrinsic_call(lw, "minnum", [t, ir.Constant(ty, hi)])
+
+
+def exp2_f32(lw, x, t=None, err=None):
+    b = lw.b
+    t = x if t is None else t
+    tc = _clamp(lw, t, F32, -160.0, 130.0)
+    n = _rint(lw, tc)
+    f = b.fsub(tc, n)
+    if err is not None:
+        f = b.fadd(f, err)
+    r = lw.call("llvm.nvvm.ex2.approx.f", F32, [f])
+    return _specials(lw, x, t, _scale(lw, r, n, F32), F32, 128.0, -152.0)
+
+
+def exp_f32(lw, x):
+    b = lw.b
+    hi = _f32(LOG2E)
+    lo = _f32(LOG2E - hi)
+    t = b.fmul(x, ir.Constant(F32, hi))
+    err = b.fadd(_fma(lw, x, ir.Constant(F32, hi), b.fneg(t)), b.fmul(x, ir.Constant(F32, lo)))
+    # For huge |x| the error term is meaningless; the clamp and selects take care of it.
+    return exp2_f32(lw, x, t, err)
+
+
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
+def _exp_poly_f64(lw, r):
+    b = lw.b
+    p = ir.Constant(F64, 1.0 / math.factorial(13))
+    for k in range(12, -1, -1):
+        p = _fma(lw, p, r, ir.Constant(F64, 1.0 / math.factorial(k)))
+    return p
+
+
+def exp_f64(lw, x):
+    b = lw.b
+    t = b.fmul(x, ir.Constant(F64, LOG2E))
+    xc = _clamp(lw, x, F64, -760.0, 720.0)
+    n = _rint(lw, b.fmul(xc, ir.Constant(F64, LOG2E)))
+    r = _fma(lw, b.fneg(n), ir.Constant(F64, _LN2_HI), xc)
+    r = _fma(lw, b.fneg(n), ir.Constant(F64, _LN2_LO), r)
+    res = _scale(lw, _exp_poly_f64(lw, r), n, F64)
+    return _specials(lw, x, t, res, F64, 1024.0, -1080.0)
+
+
+def exp2_f64(lw, x):
+    b = lw.b
+    xc = _clamp(lw, x, F64, -1100.0, 1040.0)
+    n = _rint(lw, xc)
+    r = b.fmul(b.fsub(xc, n), ir.Constant(F64, LN2))
+    res = _scale(lw, _exp_poly_f64(lw, r), n, F64)
+    return _specials(lw, x, x, res, F64, 1024.0, -1080.0)
+
+
+def _log_parts_f64(lw, x):
+    """``(e, log(m))`` with ``x = m * 2^e``, ``m`` in ``[sqrt(1/2), sqrt(2))`` (x > 0 finite)."""
+    b = lw.b
+    tiny = b.fcmp_ordered("<", x, ir.Constant(F64, 2.2250738585072014e-308))
+    xs = b.select(tiny, b.fmul(x, ir.Constant(F64, 2.0 ** 54)), x)
+    bias = b.select(tiny, ir.Constant(I64, 1023 + 54), ir.Constant(I64, 1023))
+    bits = b.bitcast(xs, I64)
+    e = b.sub(b.lshr(bits, ir.Constant(I64, 52)), bias)
+    mbits = b.or_(b.and_(bits, ir.Constant(I64, (1 << 52) - 1)), ir.Constant(I64, 1023 << 52))
+    m = b.bitcast(mbits, F64)
+    big = b.fcmp_ordered(">", m, ir.Constant(F64, math.sqrt(2.0)))
+    m = b.select(big, b.fmul(m, ir.Constant(F64, 0.5)), m)
+    e = b.select(big, b.add(e, ir.Constant(I64, 1)), e)
+    s = b.fdiv(b.fsub(m, ir.Constant(F64, 1.0)), b.fadd(m, ir.Constant(F64, 1.0)))
+    z = b.fmul(s, s)
+    p = ir.Constant(F64, 2.0 / 23)
+    for k in range(21, 1, -2):
+        p = _fma(lw, p, z, ir.Constant(F64, 2.0 / k))
+    logm = _fma(lw, b.fmul(s, z), p, b.fmul(s, ir.Constant(F64, 2.0)))
+    return b.sitofp(e, F64), logm
+
+
+def _log_specials(lw, x, res, ty):
+    b = lw.b
+    res = b.select(b.fcmp_ordered("==", x, ir.Constant(ty, math.inf)), x, res)
+    res = b.select(b.fcmp_ordered("==", x, ir.Constant(ty, 0.0)), ir.Constant(ty, -math.inf), res)
+    res = b.select(b.fcmp_ordered("<", x, ir.Constant(ty, 0.0)), ir.Constant(ty, math.nan), res)
+    return b.select(b.fcmp_unordered("uno", x, x), x, res)
+
+
+def log_f64(lw, x):
+    b = lw.b
+    e, logm = _log_parts_f64(lw, x)
+    res = _fma(lw, e, ir.Constant(F64, _LN2_HI), _fma(lw, e, ir.Constant(F64, _LN2_LO), logm))
+    return _log_specials(lw, x, res, F64)
+
+
+def log2_f64(lw, x):
+    e, logm = _log_parts_f64(lw, x)
+    res = _fma(lw, logm, ir.Constant(F64, LOG2E), e)
+    return _log_specials(lw, x, res, F64)
+
+
+_PIO2 = (1.57079632673412561417e+00, 6.07710050650619224932e-11, 2.02226624879595063154e-21)
+
+
+def _sincos_f64(lw, x, want_cos: bool):
+    b = lw.b
+    k = _rint(lw, b.fmul(x, ir.Constant(F64, 2.0 / math.pi)))
+    r = x
+    for part in _PIO2:
+        r = _fma(lw, b.fneg(k), ir.Constant(F64, part), r)
+    z = b.fmul(r, r)
+    # sin(r) = r * (1 - z/3! + z^2/5! - ...), cos(r) = 1 - z/2! + z^2/4! - ...
+    ps = ir.Constant(F64, (-1) ** 7 / math.factorial(15))
+    for j in range(6, -1, -1):
+        ps = _fma(lw, ps, z, ir.Constant(F64, (-1) ** j / math.factorial(2 * j + 1)))
+    sin_r = b.fmul(r, ps)
+    pc = ir.Constant(F64, 1.0 / math.factorial(16))
+    for j in range(7, -1, -1):
+        pc = _fma(lw, pc, z, ir.Constant(F64, (-1) ** j / math.factorial(2 * j)))
+    q = b.and_(b.fptosi(k, I64), ir.Constant(I64, 3))
+    if want_cos:
+        q = b.and_(b.add(q, ir.Constant(I64, 1)), ir.Constant(I64, 3))
+    # quadrant q: sin(x) = [sin r, cos r, -sin r, -cos r][q]
+    use_cos = b.icmp_unsigned("!=", b.and_(q, ir.Constant(I64, 1)), ir.Constant(I64, 0))
+    negate = b.icmp_unsigned("!=", b.and_(q, ir.Constant(I64, 2)), ir.Constant(I64, 0))
+    v = b.select(use_cos, pc, sin_r)
+    v = b.select(negate, b.fneg(v), v)
+    bad = b.fcmp_unordered("uno", b.fsub(x, x), ir.Constant(F64, 0.0))  # inf or NaN
+    return b.select(bad, ir.Constant(F64, math.nan), v)
+
+
+def _sincos_f32(lw, x, name: str):
+    b = lw.b
+    two_pi_hi = _f32(2 * math.pi)
+    two_pi_lo = _f32(2 * math.pi - two_pi_hi)
+    k = _rint(lw, b.fmul(x, ir.Constant(F32, 1.0 / (2 * math.pi))))
+    r = _fma(lw, b.fneg(k), ir.Constant(F32, two_pi_hi), x)
+    r = _fma(lw, b.fneg(k), ir.Constant(F32, two_pi_lo), r)
+    return lw.call(f"llvm.nvvm.{name}.approx.f", F32, [r])
+
+
+def _by_type(f32_fn, f64_fn):
+    def fn(lw, x):
+        return f32_fn(lw, x) if x.type == F32 else f64_fn(lw, x)
+    return fn
+
+
+_MATH = {
+    "math.exp": _by_type(exp_f32, exp_f64),
+    "math.exp2": _by_type(exp2_f32, exp2_f64),
+    "math.log": _by_type(lambda lw, x: lw.b.fmul(lw.call("llvm.nvvm.lg2.approx.f", F32, [x]),
+                                                  ir.Constant(F32, LN2)), log_f64),
+    "math.log2": _by_type(lambda lw, x: lw.call("llvm.nvvm.lg2.approx.f", F32, [x]), log2_f64),
+    "math.sin": _by_type(lambda lw, x: _sincos_f32(lw, x, "sin"), lambda lw, x: _sincos_f64(lw, x, False)),
+    "math.cos": _by_type(lambda lw, x: _sincos_f32(lw, x, "cos"), lambda lw, x: _sincos_f64(lw, x, True)),
+    "math.sqrt": lambda lw, x: intrinsic_call(lw, "sqrt", [x]),
+    "math.rsqrt": _by_type(lambda lw, x: lw.call("llvm.nvvm.rsqrt.approx.f", F32, [x]),
+                           lambda lw, x: lw.b.fdiv(ir.Constant(F64, 1.0), intrinsic_call(lw, "sqrt", [x]))),
+    "math.absf": lambda lw, x: intrinsic_call(lw, "fabs", [x]),
+    "math.floor": lambda lw, x: intrinsic_call(lw, "floor", [x]),
+    "math.ceil": lambda lw, x: intrinsic_call(lw, "ceil", [x]),
+}
+
+
+@lowers(*_MATH)
+def _math(lw, op) -> None:
+    fn = _MATH[op.name]
+    _widen(lw, op, lambda x: fn(lw, x))
+
+
+@lowers("math.fma")
+def _math_fma(lw, op) -> None:
+    _widen(lw, op, lambda a, b_, c: _fma(lw, a, b_, c))
+
+
+@lowers("math.absi")
+def _absi(lw, op) -> None:
+    map_regs(lw, op, lambda a: lw.call(f"llvm.abs.{a.type.intrinsic_name}", a.type, [a, ir.Constant(ir.IntType(1), 0)]))

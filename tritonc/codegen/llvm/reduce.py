@@ -1,0 +1,145 @@
+"""``tt.reduce``: combine a tile along one axis (Triton's ReduceOp lowering).
+
+For a source in layout ``L`` (blocked or slice; the axis is blocked dimension ``d``) the result
+is in ``SliceLayout(axis, L)`` (a uniform scalar for a rank-1 source). Three stages:
+
+1. **in-thread**: registers that differ only along ``d`` are combined (one result register
+   per group of source registers with equal offsets in the other dimensions);
+2. **in-warp**: butterfly shuffles ``shfl.sync.bfly.b32`` (PTX ISA 9.7.8.6 shfl.sync) over the
+   lane-id bits of dimension ``d`` (strides ``lane_stride * 2^k``); every lane of a group
+   ends with the same value (the combine ops are commutative, so the butterfly is bitwise
+   symmetric). 64-bit values shuffle as two 32-bit halves, narrower ones widened to 32 bits;
+3. **across warps**, only when several warps hold distinct data along ``d``: lane 0 along ``d``
+   of each such warp stores its partial to shared memory at ``[result element][warp]``,
+   ``bar.sync``, every thread reads and combines the ``warps`` partials of its result
+   registers in warp order, ``bar.sync``. Shared memory: ``result numel * warps * bytes``.
+
+Replicated (wrapped) layouts: along ``d`` only the first ``S`` unwrapped positions hold
+distinct data, so stage 1 keeps registers with offset ``< S``, stage 2 shuffles over the
+first ``S / spt`` lanes and stage 3 over the first ``S / (spt * tpw)`` warps; nothing is
+counted twice.
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from tritonc.ir.types import TileType
+
+from .elementwise import intrinsic_call
+from .layout_math import canonical_ir, distribution, lane_stride, linear_ids_ir, thread_bases_ir, warp_stride
+from .lowering import F32, I32, I64, const, llvm_type, lowers, smem_elem_bytes
+
+_COMBINE = {"addi": "add", "addf": "fadd", "muli": "mul", "mulf": "fmul", "andi": "and_", "ori": "or_",
+            "xori": "xor"}
+_COMBINE_INTRINSIC = {"maxsi": "smax", "minsi": "smin", "maxui": "umax", "minui": "umin",
+                      "maxnumf": "maxnum", "minnumf": "minnum"}
+
+
+def combiner(lw, name: str):
+    """A function ``(a, b) -> a (+) b`` for the ``combine`` attribute ``name``."""
+    if name in _COMBINE:
+        method = _COMBINE[name]
+        return lambda a, b: getattr(lw.b, method)(a, b)
+    base = _COMBINE_INTRINSIC[name]
+    return lambda a, b: intrinsic_call(lw, base, [a, b])
+
+
+def shuffle_xor(lw, v: ir.Value, lane_mask: int) -> ir.Value:
+    """``shfl.sync.bfly`` of any scalar register type (full warp)."""
+    b = lw.b
+    args = [const(I32, -1), None, const(I32, lane_mask), const(I32, 31)]
+    ty = v.type
+    if ty == F32:
+        args[1] = v
+        return lw.call("llvm.nvvm.shfl.sync.bfly.f32", F32, args)
+    bits = ty.width if isinstance(ty, ir.IntType) else {"half": 16, "bfloat": 16, "double": 64}[str(ty)]
+    as_int = v if isinstance(ty, ir.IntType) else b.bitcast(v, ir.IntType(bits))
+    if bits == 64:
+        lo = b.trunc(as_int, I32)
+        hi = b.trunc(b.lshr(as_int, const(I64, 32)), I32)
+        args[1] = lo
+        lo2 = lw.call("llvm.nvvm.shfl.sync.bfly.i32", I32, list(args))
+        args[1] = hi
+        hi2 = lw.call("llvm.nvvm.shfl.sync.bfly.i32", I32, list(args))
+        out = b.or_(b.zext(lo2, I64), b.shl(b.zext(hi2, I64), const(I64, 32)))
+    else:
+        args[1] = b.zext(as_int, I32) if bits < 32 else as_int
+        out = lw.call("llvm.nvvm.shfl.sync.bfly.i32", I32, args)
+        if bits < 32:
+            out = b.trunc(out, ir.IntType(bits))
+    return out if isinstance(ty, ir.IntType) else b.bitcast(out, ty)
+
+
+@lowers("tt.reduce")
+def _reduce(lw, op) -> None:
+    src = op.operands[0]
+    axis = op.attrs["axis"]
+    combine = combiner(lw, op.attrs["combine"])
+    sd = lw.dist(src)
+    blk = sd.blocked
+    d = sd.dims[axis]
+    size = sd.pshape[d]
+    spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
+    wraps = sd.wraps(d)
+    keep_regs = min(spt, size) if wraps else None
+    lanes = tpw if spt * tpw <= size else max(1, size // spt)
+    warps = wpc if spt * tpw * wpc <= size else max(1, size // (spt * tpw))
+
+    regs = lw.get(src)
+    # 1. in-thread: group by offsets in the other dimensions.
+    groups: dict[tuple, ir.Value] = {}
+    first_reg: dict[tuple, int] = {}
+    for r, off in enumerate(sd.offsets):
+        if keep_regs is not None and off[d] >= keep_regs:
+            continue
+        key = off[:d] + (0,) + off[d + 1:]
+        if key in groups:
+            groups[key] = combine(groups[key], regs[r])
+        else:
+            groups[key] = regs[r]
+            first_reg[key] = r
+    # 2. in-warp butterfly over the lane bits of dimension d.
+    stride = lane_stride(blk, d)
+    k = 1
+    while k < lanes:
+        for key in groups:
+            groups[key] = combine(groups[key], shuffle_xor(lw, groups[key], stride * k))
+        k *= 2
+    # Result registers, in the result layout's order.
+    res = op.result
+    if isinstance(res.type, TileType):
+        rd = lw.dist(res)
+        keys = list(rd.offsets)
+    else:
+        rd = None
+        keys = [next(iter(groups))] if groups else []
+    partials = [groups[key] for key in keys]
+    # 3. across warps through shared memory.
+    if warps > 1:
+        elem = src.type.element
+        nbytes = smem_elem_bytes(elem)
+        numel = res.type.numel if rd is not None else 1
+        lw.use_smem(numel * warps * nbytes)
+        b = lw.b
+        lin = linear_ids_ir(lw, rd) if rd is not None else [const(I32, 0)]
+        warp_c = b.urem(b.udiv(lw.warp(), const(I32, warp_stride(blk, d))), const(I32, wpc))
+        lane_c = b.urem(b.udiv(lw.lane(), const(I32, stride)), const(I32, tpw))
+        is_lane0 = b.icmp_unsigned("==", lane_c, const(I32, 0))
+        canon = canonical_ir(lw, sd)
+        for key, val, li in zip(keys, partials, lin):
+            pred = lw.and_pred(is_lane0, canon[first_reg[key]])
+            slot = b.add(b.mul(li, const(I32, warps)), warp_c)
+            with lw.if_then(pred):
+                lw.smem_store(val, elem, b.mul(slot, const(I32, nbytes)))
+        lw.barrier()
+        out = []
+        for li in lin:
+            acc = None
+            for w in range(warps):
+                slot = b.add(b.mul(li, const(I32, warps)), const(I32, w))
+                v = lw.smem_load(elem, b.mul(slot, const(I32, nbytes)))
+                acc = v if acc is None else combine(acc, v)
+            out.append(acc)
+        lw.barrier()
+        partials = out
+    lw.set(res, partials if rd is not None else partials[0])
