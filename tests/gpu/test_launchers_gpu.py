@@ -67,7 +67,20 @@ pytestmark = [
                        reason=f"GPU arch {GPU_ARCH} is not one tritonc targets ({', '.join(ARCHS)})"),
 ]
 
-ASSEMBLERS = ["nvjitlink"] + (["ptxas"] if shutil.which("ptxas") else [])
+_TINY_PTX = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry t()\n{\n\tret;\n}\n"
+
+
+def _nvjitlink_works() -> bool:
+    try:
+        from tritonc.codegen.cubin import ptx_to_cubin
+
+        return ptx_to_cubin(_TINY_PTX, Target("sm_80"))[:4] == b"\x7fELF"
+    except Exception:
+        return False
+
+
+ASSEMBLERS = ((["nvjitlink"] if _nvjitlink_works() else [])
+              + (["ptxas"] if shutil.which("ptxas") else [])) or ["nvjitlink"]
 
 VECTOR_ADD_PARAMS = (
     KernelParam("x", "pointer", "float32", aligned=16, noalias=True, readonly=True),
@@ -173,7 +186,7 @@ def test_python_module_vector_add_torch(tmp_path, torch, assembler, shared_bytes
 def test_python_module_cupy(tmp_path):
     cupy = pytest.importorskip("cupy")
     pytest.importorskip("cuda.core")
-    module = import_launcher(tmp_path, build("vector_add", VECTOR_ADD_PARAMS, "nvjitlink"))
+    module = import_launcher(tmp_path, build("vector_add", VECTOR_ADD_PARAMS, ASSEMBLERS[0]))
     n = 4096
     x = cupy.arange(n, dtype=cupy.float32)
     y = cupy.ones(n, dtype=cupy.float32)
