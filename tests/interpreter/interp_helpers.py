@@ -120,6 +120,6 @@ def load_tile(ptr: str, el: str, shape, name: str) -> str:
 
 def store_tile(ptr: str, el: str, shape, value: str) -> str:
     """IR lines storing tile ``value`` of ``shape`` contiguously (row-major) at ``ptr``."""
-    prefix = value.lstrip("%") + "_st"
+    prefix = value.lstrip("%").replace("#", "_") + "_st"
     lines, p = pointers(ptr, el, shape, prefix)
     return lines + f"\n    tt.store {p}, {value}"

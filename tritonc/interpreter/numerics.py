@@ -381,13 +381,8 @@ def dot(a, b, acc, a_t, acc_t, input_precision: str | None):
         a, b = signed(a, a_t), signed(b, a_t)
         work = np.int64
     a, b = np.asarray(a).astype(work), np.asarray(b).astype(work)
-    if a.ndim > 2:
-        batch = list(range(2, a.ndim))
-        a2 = np.moveaxis(a, batch, range(len(batch)))
-        b2 = np.moveaxis(b, batch, range(len(batch)))
-        prod = np.moveaxis(np.matmul(a2, b2), range(len(batch)), batch)
-    else:
-        prod = a @ b
+    # einsum's own loops, not BLAS: a threaded BLAS on a busy machine is 100x slower at tile sizes.
+    prod = np.einsum("mk...,kn...->mn...", a, b)
     if is_float(acc_t):
         return round_float(np.asarray(acc).astype(np.float64) + prod, acc_t)
     return wrap(np.asarray(signed(acc, acc_t)).astype(np.int64) + prod, acc_t)
