@@ -1,0 +1,376 @@
+"""Semantic analysis of Triton-C: name resolution, types, shapes and the language's rules.
+
+``analyze(tu, tunables=..., diag=...)`` checks a parsed :class:`~tritonc.frontend.ast.TranslationUnit`
+against the contract of ``/work/shared/spec/triton-c.md`` sections 2-6 and returns a
+:class:`SemaResult`: the C type (:class:`~tritonc.frontend.ctype.CType`) of every expression,
+its value when it is a compile-time constant, the :class:`Symbol` every identifier and
+declaration binds to, and a few decisions irgen follows (which built-in a call is, whether a
+``?:`` is a masked load). The first error raises :class:`~tritonc.diagnostics.CompileError`
+located as clang would (operator position for binary operators, see ``ast.py``); warnings
+(``-Wdouble-promotion``, ``-Wreturn-type``) go to the :class:`~tritonc.diagnostics.DiagnosticSink`.
+
+This module holds the driver, scopes, declarations, statements and functions; expressions
+are checked by :class:`~tritonc.frontend.sema_expr.ExprChecker` and calls by
+:class:`~tritonc.frontend.sema_calls.CallChecker`.
+
+Rules implemented here: every ``void`` function is a kernel, ``__device__`` functions may
+return scalars or tiles and must not recurse (directly or through others); kernel parameters
+are scalars or pointers with attributes (spec section 4); locals may carry ``__multipleof``;
+inner scopes may redeclare a name, the same scope may not; tunables are integer constants
+valued ``tunables[name]`` or their first candidate; ``if``/loop conditions must be scalars;
+``break``/``continue`` only inside loops; ``@mask stmt;`` predicates an assignment, a store or
+an atomic.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from tritonc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
+from tritonc.frontend import ast
+from tritonc.frontend.ctype import VOID, CType, can_broadcast_to, convert_const, is_scalar_name
+from tritonc.frontend.sema_calls import BUILTINS, CallChecker
+from tritonc.frontend.sema_expr import ExprChecker
+from tritonc.frontend.sema_info import ExprInfo, FuncInfo, SemaResult, Symbol
+
+_LOOP_WORDS = {ast.For: "for", ast.While: "while", ast.DoWhile: "do/while"}
+
+
+class Sema(ExprChecker, CallChecker):
+    """One analysis of one translation unit (see :func:`analyze`)."""
+
+    def __init__(self, tu: ast.TranslationUnit, tunables: dict[str, int] | None, diag: DiagnosticSink | None):
+        self.tu = tu
+        self.tunables = dict(tunables or {})
+        self.diag = diag if diag is not None else DiagnosticSink()
+        self.result = SemaResult(tu, [])
+        self.scopes: list[dict[str, Symbol]] = [{}]
+        self.funcs: dict[str, FuncInfo] = {}
+        self.current: FuncInfo | None = None
+        self.loop_depth = 0
+        self.calls: list[tuple[str, str, SourceLoc]] = []
+
+    # -- errors and scopes ----------------------------------------------------------------------
+    @staticmethod
+    def error(message: str, loc: SourceLoc | None, notes: list[Diagnostic] | None = None) -> CompileError:
+        return CompileError(message, loc, notes)
+
+    def lookup(self, name: str) -> Symbol | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def declare(self, sym: Symbol) -> None:
+        scope = self.scopes[-1]
+        if sym.name in scope:
+            prev = scope[sym.name]
+            raise self.error(f"redefinition of '{sym.name}'", sym.loc,
+                             [Diagnostic("note", "previous definition is here", prev.loc)])
+        scope[sym.name] = sym
+
+    def push(self) -> None:
+        self.scopes.append({})
+
+    def pop(self) -> None:
+        self.scopes.pop()
+
+    # -- types ----------------------------------------------------------------------------------
+    def resolve_type(self, spec: ast.TypeSpec, allow_void: bool = False) -> CType:
+        """The :class:`CType` of a written type; tile dimensions must be power-of-two constants."""
+        if spec.base == "void" and not spec.pointer_depth:
+            if not allow_void or spec.shape is not None:
+                raise self.error("variable has incomplete type 'void'" if not spec.shape
+                                 else "tile of 'void' elements", spec.loc)
+            return VOID
+        if spec.base == "void" or not is_scalar_name(spec.base):
+            raise self.error(f"pointer to '{spec.base}' is not supported; point to a scalar type", spec.loc)
+        if spec.pointer_depth > 1:
+            raise self.error("pointers to pointers are not supported in Triton-C", spec.loc)
+        shape: tuple[int, ...] = ()
+        if spec.shape is not None:
+            if not spec.shape:
+                raise self.error("a tile needs at least one dimension", spec.loc)
+            shape = tuple(self.tile_dim(d) for d in spec.shape)
+        return CType(spec.base, spec.pointer_depth == 1, shape)
+
+    def tile_dim(self, expr: ast.Expr) -> int:
+        n = self.const_int(expr, "tile dimension")
+        if n <= 0 or n & (n - 1):
+            raise self.error(f"tile dimension {n} is not a power of two", expr.loc)
+        return n
+
+    def const_int(self, expr: ast.Expr, what: str) -> int:
+        """Check ``expr`` and return its value; it must be an integer constant expression."""
+        info = self.value(expr)
+        if info.const is None or not info.type.is_integer or info.type.is_tile:
+            raise self.error(f"{what} must be an integer constant expression", expr.loc)
+        return int(info.const)
+
+    # -- driver ---------------------------------------------------------------------------------
+    def run(self) -> SemaResult:
+        for decl in self.tu.decls:
+            if isinstance(decl, ast.TunableDecl):
+                self.tunable(decl)
+        for decl in self.tu.decls:
+            if isinstance(decl, ast.FunctionDef):
+                self.signature(decl)
+        for f in self.result.functions:
+            self.body(f)
+        self.check_recursion()
+        return self.result
+
+    def tunable(self, d: ast.TunableDecl) -> None:
+        t = self.resolve_type(d.type)
+        if not t.is_integer or t.is_tile:
+            raise self.error(f"tunable '{d.name}' must have an integer type, not '{t}'", d.type.loc)
+        candidates = [self.const_int(c, "tunable candidate") for c in d.candidates]
+        if d.name in self.tunables:
+            value = int(self.tunables[d.name])
+        elif d.override is not None and _int_text(d.override) is not None:
+            value = _int_text(d.override)
+        elif candidates:
+            value = candidates[0]
+        else:
+            raise self.error(f"tunable '{d.name}' has no candidate values; set it with -D {d.name}=<value>", d.loc)
+        value = convert_const(value, "long", t.base)
+        self.declare(Symbol(d.name, t, "tunable", d.loc, is_const=True, const=value))
+        self.result.tunable_values[d.name] = value
+
+    def signature(self, f: ast.FunctionDef) -> None:
+        if f.name in self.funcs:
+            raise self.error(f"redefinition of '{f.name}'", f.loc,
+                             [Diagnostic("note", "previous definition is here", self.funcs[f.name].node.loc)])
+        if f.name in BUILTINS:
+            raise self.error(f"'{f.name}' is a built-in function and cannot be redefined", f.loc)
+        if f.is_device and f.is_global:
+            raise self.error(f"function '{f.name}' cannot be both '__device__' and '{f.kernel_keyword}'", f.loc)
+        result = self.resolve_type(f.return_type, allow_void=True)
+        kind = "device" if f.is_device else "kernel"
+        if kind == "kernel" and not result.is_void:
+            raise self.error(f"function '{f.name}' returns '{result}': kernels return 'void' "
+                             "and only '__device__' functions may return a value", f.loc)
+        params, attrs = [], []
+        self.push()
+        for p in f.params:
+            t = self.resolve_type(p.type)
+            if kind == "kernel" and t.is_tile:
+                raise self.error(f"kernel parameter '{p.name}' cannot be a tile; pass a pointer", p.loc)
+            sym = Symbol(p.name, t, "param", p.loc, is_const=p.type.is_const)
+            self.declare(sym)
+            attrs.append(self.param_attrs(p, sym))
+            params.append(sym)
+            self.result.decls[id(p)] = sym
+        self.pop()
+        info = FuncInfo(f.name, f, kind, params, result, attrs)
+        self.funcs[f.name] = info
+        self.result.functions.append(info)
+
+    def param_attrs(self, p: ast.Param, sym: Symbol) -> dict[str, Any]:
+        t = sym.type
+        out: dict[str, Any] = {}
+        for a in p.attributes:
+            if a.name in ("noalias", "readonly", "writeonly", "aligned") and not t.is_pointer:
+                raise self.error(f"'{a.spelling}' applies only to pointer parameters; '{p.name}' has type '{t}'", a.loc)
+            if a.name in ("aligned", "multipleof"):
+                n = self.const_int(a.arg, f"the argument of '{a.spelling}'")
+                if n <= 0 or (a.name == "aligned" and n & (n - 1)):
+                    raise self.error(f"'{a.spelling}' needs a positive{' power of two' if a.name == 'aligned' else ''} "
+                                     f"argument, got {n}", a.arg.loc)
+                if a.name == "multipleof":
+                    if not (t.is_integer or t.is_pointer):
+                        raise self.error(f"'{a.spelling}' applies to integer or pointer parameters; '{p.name}' has type '{t}'", a.loc)
+                    sym.multipleof = n
+                out[a.name] = n
+            else:
+                out[a.name] = True
+        if out.get("readonly") and out.get("writeonly"):
+            raise self.error(f"parameter '{p.name}' cannot be both read-only and write-only", p.loc)
+        if (t.is_integer and not t.is_signed and not t.is_bool) or (t.is_pointer and t.base.startswith("unsigned")):
+            out["unsigned"] = True
+        return out
+
+    def body(self, f: FuncInfo) -> None:
+        self.current = f
+        self.push()
+        for sym in f.params:
+            self.declare(sym)
+        for item in f.node.body.items:
+            self.stmt(item)
+        self.pop()
+        if not f.result.is_void and not _always_returns(f.node.body):
+            self.diag.warn("return-type", f"non-void function '{f.name}' may end without returning a value",
+                           f.node.body.loc)
+        self.current = None
+
+    def check_recursion(self) -> None:
+        graph: dict[str, list[str]] = {}
+        for caller, callee, _ in self.calls:
+            graph.setdefault(caller, []).append(callee)
+
+        def path(src: str, dst: str, seen: set[str]) -> list[str] | None:
+            if src == dst:
+                return [src]
+            seen.add(src)
+            for nxt in graph.get(src, []):
+                if nxt not in seen:
+                    rest = path(nxt, dst, seen)
+                    if rest is not None:
+                        return [src] + rest
+            return None
+
+        for caller, callee, loc in self.calls:
+            cycle = path(callee, caller, set())
+            if cycle is not None:
+                chain = " -> ".join([caller] + cycle)
+                raise self.error(f"recursive call to device function '{callee}'", loc,
+                                 [Diagnostic("note", f"call cycle: {chain}", loc)] if len(cycle) > 1 or callee != caller else None)
+
+    # -- statements -----------------------------------------------------------------------------
+    def stmt(self, s: ast.Stmt) -> None:
+        if isinstance(s, ast.Compound):
+            self.push()
+            for item in s.items:
+                self.stmt(item)
+            self.pop()
+        elif isinstance(s, ast.Decl):
+            for d in s.declarators:
+                self.declarator(d)
+        elif isinstance(s, ast.ExprStmt):
+            self.expr(s.expr)
+        elif isinstance(s, ast.EmptyStmt):
+            pass
+        elif isinstance(s, ast.If):
+            self.condition(s.cond, "if")
+            self.scoped(s.then)
+            if s.otherwise is not None:
+                self.scoped(s.otherwise)
+        elif isinstance(s, (ast.For, ast.While, ast.DoWhile)):
+            self.loop(s)
+        elif isinstance(s, (ast.Break, ast.Continue)):
+            if not self.loop_depth:
+                word = "break" if isinstance(s, ast.Break) else "continue"
+                raise self.error(f"'{word}' statement not in loop statement", s.loc)
+        elif isinstance(s, ast.Return):
+            self.return_stmt(s)
+        elif isinstance(s, ast.Predicated):
+            self.predicated(s)
+        else:  # pragma: no cover - the parser builds no other statements
+            raise self.error(f"unsupported statement {type(s).__name__}", s.loc)
+
+    def scoped(self, s: ast.Stmt) -> None:
+        self.push()
+        self.stmt(s)
+        self.pop()
+
+    def loop(self, s: ast.For | ast.While | ast.DoWhile) -> None:
+        word = _LOOP_WORDS[type(s)]
+        self.push()
+        if isinstance(s, ast.For):
+            if isinstance(s.init, ast.Decl):
+                self.stmt(s.init)
+            elif s.init is not None:
+                self.expr(s.init)
+            if s.cond is not None:
+                self.condition(s.cond, word)
+            if s.step is not None:
+                self.expr(s.step)
+        elif isinstance(s, ast.While):
+            self.condition(s.cond, word)
+        self.loop_depth += 1
+        self.scoped(s.body)
+        self.loop_depth -= 1
+        if isinstance(s, ast.DoWhile):
+            self.condition(s.cond, word)
+        self.pop()
+
+    def condition(self, e: ast.Expr, word: str) -> ExprInfo:
+        info = self.value(e)
+        if info.type.is_tile:
+            raise self.error(f"tile condition in '{word}'; use a mask (e.g. '@cond stmt;' or 'cond ? a : b')", e.loc)
+        if not info.type.is_scalar_value:
+            raise self.error(f"statement requires expression of scalar type ('{info.type}' invalid)", e.loc)
+        return info
+
+    def declarator(self, d: ast.Declarator) -> None:
+        t = self.resolve_type(d.type)
+        sym = Symbol(d.name, t, "var", d.loc, is_const=d.type.is_const)
+        for a in d.attributes:
+            if a.name != "multipleof":
+                raise self.error(f"'{a.spelling}' applies only to parameters", a.loc)
+            if not t.is_integer:
+                raise self.error(f"'{a.spelling}' applies to integer variables; '{d.name}' has type '{t}'", a.loc)
+            n = self.const_int(a.arg, f"the argument of '{a.spelling}'")
+            if n <= 0:
+                raise self.error(f"'{a.spelling}' needs a positive argument, got {n}", a.arg.loc)
+            sym.multipleof = n
+        if d.init is not None:
+            info = self.value(d.init)
+            self.check_convert(info.type, t, d.init.loc, "initializing")
+            if sym.is_const and info.const is not None and t.is_arith and not t.is_tile:
+                sym.const = convert_const(info.const, info.type.base, t.base)
+        elif sym.is_const:
+            raise self.error(f"const variable '{d.name}' needs an initializer", d.loc)
+        self.declare(sym)
+        self.result.decls[id(d)] = sym
+
+    def return_stmt(self, s: ast.Return) -> None:
+        f = self.current
+        assert f is not None
+        if s.value is None:
+            if not f.result.is_void:
+                raise self.error(f"non-void function '{f.name}' should return a value", s.loc)
+            return
+        if f.result.is_void:
+            what = "kernel" if f.kind == "kernel" else "void function"
+            raise self.error(f"{what} '{f.name}' should not return a value", s.value.loc)
+        info = self.value(s.value)
+        self.check_convert(info.type, f.result, s.value.loc, "returning")
+
+    def predicated(self, s: ast.Predicated) -> None:
+        mask = self.value(s.mask)
+        if not mask.type.is_scalar_value:
+            raise self.error(f"predicate of type '{mask.type}' is not a boolean", s.mask.loc)
+        inner = s.stmt
+        e = inner.expr if isinstance(inner, ast.ExprStmt) else None
+        is_atomic = isinstance(e, ast.Call) and e.name in ("atomic_add", "atomic_max", "atomic_min")
+        if not isinstance(e, ast.Assign) and not is_atomic:
+            raise self.error("'@mask' applies to an assignment, a store or a masked atomic "
+                             "(atomic_add/atomic_max/atomic_min)", inner.loc)
+        info = self.expr(e)
+        shape = info.type.shape if is_atomic else self.result.info(e.target).type.shape
+        if not can_broadcast_to(mask.type.shape, shape):
+            raise self.error(f"predicate of type '{mask.type}' does not broadcast to the shape "
+                             f"{list(shape)} of the predicated statement", s.mask.loc)
+        self.result.stmts[id(s)] = shape
+
+
+def _int_text(text: str) -> int | None:
+    try:
+        return int(text.strip().rstrip("uUlL"), 0)
+    except ValueError:
+        return None
+
+
+def _always_returns(s: ast.Stmt) -> bool:
+    if isinstance(s, ast.Return):
+        return True
+    if isinstance(s, ast.Compound):
+        return any(_always_returns(i) for i in s.items)
+    if isinstance(s, ast.If):
+        return s.otherwise is not None and _always_returns(s.then) and _always_returns(s.otherwise)
+    return False
+
+
+def analyze(tu: ast.TranslationUnit, *, tunables: dict[str, int] | None = None,
+            diag: DiagnosticSink | None = None) -> SemaResult:
+    """Check ``tu`` and return its typed view.
+
+    Args:
+        tu: the parsed translation unit.
+        tunables: values of ``const tunable`` names (default: each one's first candidate).
+        diag: receives warnings; errors are raised.
+
+    Raises:
+        CompileError: the first violation of the language rules, located at its source.
+    """
+    return Sema(tu, tunables, diag).run()
