@@ -1,0 +1,98 @@
+"""Lowering of calls: built-ins and ``__device__`` functions, a mixin of :class:`~tritonc.frontend.irgen.IRGen`.
+
+Dispatches on the ``kind`` sema recorded (see :mod:`tritonc.frontend.sema_calls`):
+
+* ``get_program_id``/``get_num_programs`` -> ``tt.get_program_id``/``tt.get_num_programs {axis}``;
+* ``min``/``max`` -> ``arith.{min,max}{numf,si,ui}``; math functions -> ``math.*`` after
+  converting the operand to ``float``/``double``; ``abs`` of an integer -> ``math.absi``;
+* ``dot(a, b)`` -> ``tt.dot(a, b, 0)``; ``dot(a, b, c)`` -> ``tt.dot(a, b, c)`` when ``c`` has the
+  product's type, else ``c + tt.dot(a, b, 0)``;
+* ``trans`` -> ``tt.trans {order}``; ``__sum`` -> ``tt.reduce``; ``__reshape`` -> ``tt.reshape``;
+* atomics -> ``tt.atomic_rmw {kind}`` (mask: the optional argument and/or an enclosing
+  ``@mask``) or ``tt.atomic_cas``; ``__debug_barrier()`` -> ``gpu.barrier``;
+* device functions -> ``tt.call {callee}`` with arguments converted to the parameter types.
+"""
+from __future__ import annotations
+
+from tritonc.frontend import ast
+from tritonc.frontend.ctype import BOOL
+from tritonc.frontend.sema_info import ExprInfo
+from tritonc.ir.core import Value
+
+_MATH_OPS = {"exp": "exp", "log": "log", "sqrt": "sqrt", "sqrtf": "sqrt", "rsqrt": "rsqrt", "sin": "sin",
+             "cos": "cos", "abs": "absf", "fabs": "absf", "floor": "floor", "ceil": "ceil"}
+
+
+class CallLowering:
+    """Call lowering; relies on ``IRGen`` and ``ExprLowering``."""
+
+    def _lower_Call(self, e: ast.Call, info: ExprInfo) -> Value | None:
+        kind = info.kind
+        t = info.type
+        args = e.args
+        if kind in ("get_program_id", "get_num_programs"):
+            return self.emit("tt." + kind, [], t.ir(), axis=info.detail)
+        if kind == "barrier":
+            self.b.create("gpu.barrier")
+            return None
+        if kind == "minmax":
+            a, b = (self.coerce(x, t) for x in args)
+            ot = info.op_type
+            suffix = "numf" if ot.is_float else ("si" if ot.is_signed else "ui")
+            return self.emit(f"arith.{info.detail}{suffix}", [a, b], a.type)
+        if kind == "math":
+            return self.emit("math." + _MATH_OPS[info.detail], [self.coerce(args[0], t)], t.ir())
+        if kind == "absi":
+            return self.emit("math.absi", [self.coerce(args[0], t)], t.ir())
+        if kind == "fma":
+            return self.emit("math.fma", [self.coerce(x, t) for x in args], t.ir())
+        if kind == "select":
+            return self.select(args[0], args[1], args[2], t)
+        if kind == "dot":
+            return self.dot(args[0], args[1], info, None)
+        if kind == "dot3":
+            product, total = info.detail
+            if total.type == product.type:
+                return self.dot(args[0], args[1], product, self.coerce(args[2], product.type))
+            d = self.dot(args[0], args[1], product, None)
+            return self.binary_op("+", total, args[2], (d, product.type))
+        if kind == "trans":
+            order = info.detail
+            v = self.rvalue(args[0])
+            return v if order == sorted(order) else self.emit("tt.trans", [v], t.ir(), order=list(order))
+        if kind == "subscript":
+            return self.apply_plan(self.rvalue(args[0]), self.info(args[0]).type, info.detail)
+        if kind == "reshape":
+            src = self.info(args[0]).type
+            return self.reshape(self.rvalue(args[0]), src.shape, t.shape)
+        if kind in ("atomic", "cas"):
+            return self.atomic(e, info)
+        if kind == "device":
+            return self.device_call(e, info)
+        raise AssertionError(f"call kind {kind!r} not lowered")
+
+    def atomic(self, e: ast.Call, info: ExprInfo) -> Value:
+        pred = self.take_predicate()
+        t = info.type
+        shape = t.shape
+        pt = self.info(e.args[0]).type
+        p = self.reshape(self.rvalue(e.args[0]), pt.shape, shape)
+        if info.kind == "cas":
+            cmp, val = (self.coerce(x, t) for x in e.args[1:3])
+            return self.emit("tt.atomic_cas", [p, cmp, val], t.ir())
+        val = self.coerce(e.args[1], t)
+        mask = None
+        if len(e.args) == 3:
+            mt = self.info(e.args[2]).type
+            mask = self.reshape(self.coerce(e.args[2], BOOL.with_shape(mt.shape)), mt.shape, shape)
+        if pred is not None:
+            pm = self.reshape(pred[0], pred[1], shape)
+            mask = pm if mask is None else self.emit("arith.andi", [mask, pm], mask.type)
+        return self.emit("tt.atomic_rmw", [p, val] + ([mask] if mask is not None else []), t.ir(), kind=info.detail)
+
+    def device_call(self, e: ast.Call, info: ExprInfo) -> Value | None:
+        f = self.sema.function(info.detail)
+        args = [self.coerce(a, p.type) for a, p in zip(e.args, f.params)]
+        results = [] if f.result.is_void else [f.result.ir()]
+        op = self.b.create("tt.call", args, results, {"callee": f.name})
+        return op.results[0] if results else None
