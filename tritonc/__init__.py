@@ -6,3 +6,11 @@ machine-independent passes -> GPU tile IR with layouts -> LLVM IR (llvmlite) -> 
 plus a generated C header and Python launcher module.
 """
 __version__ = "0.1.0"
+
+
+def interpret(*args, **kwargs):
+    """Compile Triton-C and run a kernel with the numpy interpreter (lazy import of
+    :func:`tritonc.interpreter.interpret`, which documents the arguments)."""
+    from .interpreter import interpret as _interpret
+
+    return _interpret(*args, **kwargs)

@@ -139,13 +139,15 @@ class Memory:
         """Register ``array`` (C- or F-contiguous) and return its base address.
 
         Raises:
-            ValueError: the array is not contiguous.
+            ValueError: the array is not contiguous or holds Python objects.
         """
         for buf in self.buffers:
             if buf.array is array:
                 return buf.base
         if not (array.flags.c_contiguous or array.flags.f_contiguous):
             raise ValueError("must be a contiguous array")
+        if array.dtype.hasobject:
+            raise ValueError(f"cannot be an array of Python objects (dtype {array.dtype})")
         flat = array.reshape(-1, order="A")
         raw = flat.view(np.uint8) if flat.size else np.zeros(0, dtype=np.uint8)
         buf = Buffer(len(self.buffers), name, array, raw)
