@@ -30,8 +30,13 @@ golden: setup
 	$(PY) -m tritonc.tools.golden
 
 # For a GPU machine: compile every example, check against references, time against torch/Triton.
+# Uses the python that has torch and triton (GPU_PYTHON); wheels in .whl/ (lark, pcpp) are
+# installed into a private folder first when that python lacks them.
+GPU_PYTHON ?= python3
+GPU_SITE   := /tmp/tritonc-site
 gpu-check:
-	$(PYTHON) -m tritonc.tools.gpu_check
+	@if [ -d .whl ]; then $(GPU_PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(GPU_SITE) .whl/*.whl; fi
+	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.tools.gpu_check $(GPU_CHECK_ARGS)
 
 clean:
 	rm -rf $(BUILD) .pytest_cache

@@ -63,12 +63,12 @@ def read_source(source_or_path: str | Path) -> tuple[str, str]:
     return str(source_or_path), "<source>"
 
 
-def _tunable_values(tu, overrides: dict[str, str], options: CompileOptions) -> dict[str, int]:
+def _tunable_values(tu, options: CompileOptions) -> dict[str, int]:
     """Values for ``const tunable`` names: ``-D`` first, then ``--tune``'s first candidate."""
     values: dict[str, int] = {}
     for decl in tu.tunables:
-        if decl.name in overrides:
-            text = overrides[decl.name].strip()
+        if decl.override is not None:
+            text = decl.override.strip()
             try:
                 values[decl.name] = int(text, 0)
             except ValueError:
@@ -93,15 +93,15 @@ def frontend(text: str, path: str, options: CompileOptions, sources: SourceManag
     from .frontend.preprocess import preprocess
 
     defines: dict[str, str | None] = dict(options.defines)
-    pre = preprocess(text, path, defines, list(options.include_dirs), sources)
+    pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
     tu = parse_preprocessed(pre, path)
     declared = {d.name for d in tu.tunables}
     extra = {k: str(v[0]) for k, v in options.tune.items() if k not in declared and k not in defines}
     if extra:
         defines.update(extra)
-        pre = preprocess(text, path, defines, list(options.include_dirs), sources)
+        pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
         tu = parse_preprocessed(pre, path)
-    module = generate_ir(tu, tunables=_tunable_values(tu, pre.tunable_overrides, options), diag=diag,
+    module = generate_ir(tu, tunables=_tunable_values(tu, options), diag=diag,
                          num_warps=options.num_warps)
     if options.kernel is not None:
         select_kernel(module, options.kernel)

@@ -1,0 +1,426 @@
+"""``make gpu-check``: every example compiled for the local GPU, checked, timed, one table.
+
+For each case below this tool
+
+1. compiles the example with tritonc for the local GPU (``sm_80``... from the device's compute
+   capability) and imports the generated Python launcher module;
+2. runs it on random inputs at several ragged sizes (not multiples of the tile sizes) with the
+   outputs *poisoned* first (NaN, or a sentinel for integers), including a guard region past
+   the end that must stay poisoned, and compares with a torch reference;
+3. times it at one large size with ``triton.testing.do_bench`` (median of the repetitions),
+   together with the torch reference and the same kernel written in OpenAI Triton
+   (``benchmarks/triton_ref.py``);
+4. runs ``vector_add`` through the generated C header from a small C program built with ``cc``
+   and linked with ``-lcuda``;
+
+and prints one table. Exit status 1 if any check failed. Needs torch, triton and a GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tritonc.driver import Compilation
+from tritonc.options import CompileOptions
+from tritonc.tools.examples import ROOT, by_name
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def cdiv(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+@dataclass
+class Case:
+    """One kernel checked at ``check_sizes`` and timed at ``bench_size``.
+
+    ``run(mod, torch, size, which)`` launches the kernel (``which="tritonc"``), the torch
+    reference (``"torch"``) or the Triton version (``"triton"``) and returns the output tensors;
+    ``inputs(torch, size)`` makes the inputs and poisoned outputs; ``reference`` computes the
+    expected outputs; ``work(size)`` is ``(bytes moved, flops)`` for the rate column.
+    """
+
+    name: str
+    example: str
+    defines: dict[str, str]
+    check_sizes: list[tuple]
+    bench_size: tuple
+    inputs: Callable
+    run: Callable
+    reference: Callable
+    work: Callable
+    tol: float = 1e-5
+    tune: dict[str, list[int]] = field(default_factory=dict)
+    num_warps: int = 4
+
+
+def _poison(torch, shape, dtype, guard=64):
+    """A tensor of ``shape`` filled with NaN (float) or -7 (int), with ``guard`` more poisoned
+    elements after it in the same allocation; returns (view, whole buffer)."""
+    numel = math.prod(shape)
+    buf = torch.empty(numel + guard, dtype=dtype, device="cuda")
+    buf.fill_(float("nan") if dtype.is_floating_point else -7)
+    return buf[:numel].view(shape), buf
+
+
+# ---- cases -------------------------------------------------------------------------------
+
+def _vector_add_case() -> Case:
+    def inputs(torch, size):
+        (n,) = size
+        x = torch.randn(n, device="cuda")
+        y = torch.randn(n, device="cuda")
+        z, zbuf = _poison(torch, (n,), torch.float32)
+        return dict(x=x, y=y, z=z, bufs=[zbuf])
+
+    def run(mod, torch, a, which):
+        n = a["x"].numel()
+        if which == "tritonc":
+            mod.vector_add(a["z"], a["x"], a["y"], n, grid=cdiv(n, 1024))
+        elif which == "torch":
+            torch.add(a["x"], a["y"], out=a["z"])
+        else:
+            import triton_ref
+            triton_ref.vector_add(a["z"], a["x"], a["y"], 1024)
+        return [a["z"]]
+
+    return Case("vector_add", "vector_add", {"BLOCK": "1024"}, [(1,), (1000,), (98_765,), (1_000_003,)],
+                (1 << 28,), inputs, run, lambda torch, a: [a["x"] + a["y"]],
+                lambda s: (3 * 4 * s[0], 0))
+
+
+def _softmax_case() -> Case:
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda")
+        y, ybuf = _poison(torch, (m, n), torch.float32)
+        return dict(x=x, y=y, bufs=[ybuf])
+
+    def run(mod, torch, a, which):
+        x, y = a["x"], a["y"]
+        if which == "tritonc":
+            mod.softmax(y, x, y.stride(0), x.stride(0), x.shape[1], grid=x.shape[0])
+        elif which == "torch":
+            torch.softmax(x, dim=1, out=y)
+        else:
+            import triton_ref
+            triton_ref.softmax(y, x, 1024)
+        return [y]
+
+    return Case("softmax", "softmax", {"BLOCK": "1024"}, [(1, 7), (333, 1000), (1823, 781)], (4096, 1024),
+                inputs, run, lambda torch, a: [torch.softmax(a["x"].double(), 1)],
+                lambda s: (2 * 4 * s[0] * s[1], 0))
+
+
+def _layernorm_case() -> Case:
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda", dtype=torch.float16)
+        w = torch.randn(n, device="cuda", dtype=torch.float16)
+        b = torch.randn(n, device="cuda", dtype=torch.float16)
+        y, ybuf = _poison(torch, (m, n), torch.float16)
+        mean, mbuf = _poison(torch, (m,), torch.float32)
+        rstd, rbuf = _poison(torch, (m,), torch.float32)
+        return dict(x=x, w=w, b=b, y=y, mean=mean, rstd=rstd, bufs=[ybuf, mbuf, rbuf])
+
+    def run(mod, torch, a, which):
+        x, y = a["x"], a["y"]
+        eps = 1e-5
+        if which == "tritonc":
+            mod.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], x.stride(0), x.shape[1], eps, grid=x.shape[0])
+        elif which == "torch":
+            a["y"] = torch.nn.functional.layer_norm(x, (x.shape[1],), a["w"], a["b"], eps)
+            return [a["y"]]
+        else:
+            import triton_ref
+            triton_ref.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], eps, 1024)
+        return [y, a["mean"], a["rstd"]]
+
+    def reference(torch, a):
+        x = a["x"].double()
+        mean = x.mean(1)
+        var = ((x - mean[:, None]) ** 2).mean(1)
+        rstd = 1 / torch.sqrt(var + 1e-5)
+        y = (x - mean[:, None]) * rstd[:, None] * a["w"].double() + a["b"].double()
+        return [y, mean, rstd]
+
+    return Case("layernorm", "layernorm", {"BLOCK": "1024"}, [(1, 1), (200, 1000), (77, 3000)], (8192, 4096),
+                inputs, run, reference, lambda s: (2 * 2 * s[0] * s[1], 0), tol=1e-2)
+
+
+def _transpose_case() -> Case:
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda")
+        out, obuf = _poison(torch, (n, m), torch.float32)
+        return dict(x=x, out=out, bufs=[obuf])
+
+    def run(mod, torch, a, which):
+        x, out = a["x"], a["out"]
+        m, n = x.shape
+        if which == "tritonc":
+            mod.transpose(out, x, m, n, x.stride(0), out.stride(0), grid=(cdiv(m, 32), cdiv(n, 32)))
+        elif which == "torch":
+            out.copy_(x.t())
+        else:
+            import triton_ref
+            triton_ref.transpose(out, x)
+        return [out]
+
+    return Case("transpose", "transpose", {"TM": "32", "TN": "32"}, [(1, 1), (1000, 777), (63, 1025)], (8192, 8192),
+                inputs, run, lambda torch, a: [a["x"].t()], lambda s: (2 * 4 * s[0] * s[1], 0))
+
+
+def _reduce_case(kernel: str) -> Case:
+    rows = kernel == "row_sum"
+
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda")
+        s, sbuf = _poison(torch, (m if rows else n,), torch.float32)
+        return dict(x=x, s=s, bufs=[sbuf])
+
+    def run(mod, torch, a, which):
+        x, s = a["x"], a["s"]
+        m, n = x.shape
+        if which == "tritonc":
+            grid = cdiv(m, 8) if rows else cdiv(n, 256)
+            getattr(mod, kernel)(s, x, m, n, x.stride(0), grid=grid)
+        elif which == "torch":
+            torch.sum(x, dim=1 if rows else 0, out=s)
+        else:
+            import triton_ref
+            getattr(triton_ref, kernel)(s, x)
+        return [s]
+
+    return Case(kernel, "reduce", {"BM": "8", "BN": "256"}, [(1, 1), (1000, 777), (3, 5000)], (8192, 8192),
+                inputs, run, lambda torch, a: [a["x"].double().sum(1 if rows else 0)],
+                lambda s: (4 * s[0] * s[1], 0), tol=1e-4)
+
+
+def _matmul_case() -> Case:
+    def inputs(torch, size):
+        m, n, k = size
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        c, cbuf = _poison(torch, (m, n), torch.float16)
+        return dict(a=a, b=b, c=c, bufs=[cbuf])
+
+    def run(mod, torch, t, which):
+        a, b, c = t["a"], t["b"], t["c"]
+        m, k = a.shape
+        n = b.shape[1]
+        if which == "tritonc":
+            mod.matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), grid=(cdiv(m, 64), cdiv(n, 64)))
+        elif which == "torch":
+            torch.matmul(a, b, out=c)
+        else:
+            import triton_ref
+            triton_ref.matmul(c, a, b, 64, 64, 32)
+        return [c]
+
+    return Case("matmul", "matmul", {}, [(64, 64, 64), (1001, 776, 552), (33, 8, 1000)], (4096, 4096, 4096),
+                inputs, run, lambda torch, t: [t["a"].double() @ t["b"].double()],
+                lambda s: (2 * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]), 2 * s[0] * s[1] * s[2]),
+                tol=1e-2, tune={"TM": [64], "TN": [64], "TK": [32]})
+
+
+CASES = [_vector_add_case, _softmax_case, _layernorm_case, _transpose_case,
+         lambda: _reduce_case("row_sum"), lambda: _reduce_case("col_sum"), _matmul_case]
+
+
+# ---- machinery ---------------------------------------------------------------------------
+
+def local_arch(torch) -> str:
+    major, minor = torch.cuda.get_device_capability()
+    arch = f"sm_{major}{minor}"
+    return arch if arch in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80"
+
+
+def load_launcher(case: Case, arch: str, outdir: Path):
+    """Compile ``case``'s example for ``arch`` and import its generated Python module."""
+    options = CompileOptions(defines=dict(case.defines), tune=dict(case.tune), arch=arch, num_warps=case.num_warps)
+    comp = Compilation(by_name(case.example).path, options)
+    t0 = time.perf_counter()
+    text = comp.python_module
+    seconds = time.perf_counter() - t0
+    path = outdir / f"{case.example}_{arch}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, comp, seconds
+
+
+def rel_error(torch, got, want) -> float:
+    got, want = got.double(), want.double()
+    if got.shape != want.shape:
+        return float("inf")
+    if not torch.isfinite(got).all():
+        return float("inf")
+    denom = want.abs().max().item() or 1.0
+    return (got - want).abs().max().item() / denom
+
+
+def check(case: Case, mod, torch) -> tuple[bool, float, str]:
+    worst = 0.0
+    for size in case.check_sizes:
+        a = case.inputs(torch, size)
+        got = case.run(mod, torch, a, "tritonc")
+        torch.cuda.synchronize()
+        want = case.reference(torch, a)
+        for g, w in zip(got, want):
+            err = rel_error(torch, g, w)
+            worst = max(worst, err)
+            if err > case.tol:
+                return False, err, f"size {size}: max error {err:.3g} (NaN or inf means unwritten or wrong)"
+        for buf, out in zip(a["bufs"], got):
+            tail = buf[out.numel():]
+            poisoned = torch.isnan(tail).all() if tail.dtype.is_floating_point else (tail == -7).all()
+            if not poisoned:
+                return False, worst, f"size {size}: wrote past the end of an output"
+    return True, worst, ""
+
+
+def bench(case: Case, mod, torch, which: str) -> float | None:
+    from triton.testing import do_bench
+
+    a = case.inputs(torch, case.bench_size)
+    try:
+        case.run(mod, torch, a, which)
+        torch.cuda.synchronize()
+        return do_bench(lambda: case.run(mod, torch, a, which), return_mode="median")
+    except Exception as e:  # a reference that cannot run is reported, not fatal
+        print(f"  ({case.name}: {which} failed: {type(e).__name__}: {e})", file=sys.stderr)
+        return None
+
+
+C_DRIVER = textwrap.dedent("""\
+    #include <stdio.h>
+    #include <math.h>
+    #include "vector_add.h"
+    #define N 100003
+    static float hx[N], hy[N], hz[N];
+    int main(void) {
+        CUdevice dev; CUcontext ctx; CUdeviceptr x, y, z; int i, bad = 0;
+        if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx)) return 2;
+        for (i = 0; i < N; ++i) { hx[i] = (float)i; hy[i] = 0.5f * (float)i; hz[i] = NAN; }
+        if (cuMemAlloc(&x, sizeof hx) || cuMemAlloc(&y, sizeof hy) || cuMemAlloc(&z, sizeof hz)) return 3;
+        cuMemcpyHtoD(x, hx, sizeof hx); cuMemcpyHtoD(y, hy, sizeof hy); cuMemcpyHtoD(z, hz, sizeof hz);
+        CUresult r = vector_add(NULL, (N + 1023) / 1024, 1, 1, z, x, y, N);
+        if (r != CUDA_SUCCESS) { printf("launch failed: %d\\n", (int)r); return 4; }
+        cuCtxSynchronize();
+        cuMemcpyDtoH(hz, z, sizeof hz);
+        for (i = 0; i < N; ++i) if (hz[i] != 1.5f * (float)i) ++bad;
+        printf("%s: %d wrong of %d\\n", bad ? "FAIL" : "PASS", bad, N);
+        return bad != 0;
+    }
+""")
+
+
+def check_c_header(arch: str, outdir: Path) -> tuple[bool, str]:
+    """Build and run a C program that launches vector_add through the generated header."""
+    cc = shutil.which("cc")
+    if cc is None:
+        return False, "no C compiler"
+    comp = Compilation(by_name("vector_add").path, CompileOptions(defines={"BLOCK": "1024"}, arch=arch))
+    (outdir / "vector_add.h").write_text(comp.header)
+    (outdir / "main.c").write_text(C_DRIVER)
+    include = [d for d in ("/usr/local/cuda/include",) if os.path.isdir(d)]
+    from tritonc.launcher.c_header import find_cuda_include
+
+    extra = find_cuda_include()
+    include += [extra] if extra else []
+    cmd = [cc, "-std=c99", "-O2", *[f"-I{d}" for d in include], f"-I{outdir}", str(outdir / "main.c"),
+           "-o", str(outdir / "main"), "-lcuda", "-lm"]
+    for libdir in ("/usr/local/nvidia/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/local/cuda/lib64/stubs"):
+        if os.path.isdir(libdir):
+            cmd.insert(-2, f"-L{libdir}")
+    build = subprocess.run(cmd, capture_output=True, text=True)
+    if build.returncode:
+        return False, "cc failed: " + build.stderr.strip()[-500:]
+    run = subprocess.run([str(outdir / "main")], capture_output=True, text=True)
+    return run.returncode == 0, (run.stdout + run.stderr).strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="case names to run (default: all)")
+    parser.add_argument("--no-bench", action="store_true", help="check only, no timing")
+    args = parser.parse_args(argv)
+    import torch
+
+    if not torch.cuda.is_available():
+        print("gpu-check: no GPU visible to torch", file=sys.stderr)
+        return 2
+    arch = local_arch(torch)
+    torch.manual_seed(0)
+    outdir = Path(tempfile.mkdtemp(prefix="tritonc-gpu-check-"))
+    print(f"gpu-check: {torch.cuda.get_device_name()} ({arch}), torch {torch.__version__}, "
+          f"triton {__import__('triton').__version__}, {time.strftime('%Y-%m-%d')}")
+    rows, failed = [], 0
+    for make in CASES:
+        case = make()
+        if args.only and case.name not in args.only:
+            continue
+        try:
+            mod, comp, seconds = load_launcher(case, arch, outdir)
+            ok, err, why = check(case, mod, torch)
+        except Exception as e:
+            mod, ok, err, why = None, False, float("nan"), f"{type(e).__name__}: {str(e)[:300]}"
+        failed += not ok
+        times = {}
+        if mod is not None and ok and not args.no_bench:
+            for which in ("tritonc", "torch", "triton"):
+                times[which] = bench(case, mod, torch, which)
+        rows.append((case, ok, err, why, times))
+        print(f"  {case.name}: {'ok' if ok else 'FAIL ' + why}", file=sys.stderr, flush=True)
+    ok_c, msg_c = check_c_header(arch, outdir)
+    failed += not ok_c
+    print_table(rows)
+    print(f"\nvector_add through the C header (cc ... -lcuda): {'ok' if ok_c else 'FAIL'}: {msg_c}")
+    print(f"\n{len(rows) - sum(1 for r in rows if not r[1])} of {len(rows)} kernels correct; "
+          f"C header {'ok' if ok_c else 'FAILED'}")
+    return 1 if failed else 0
+
+
+def _fmt(v: float | None, spec: str = ".3f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def print_table(rows) -> None:
+    head = ("kernel", "bench size", "check", "max err", "tritonc ms", "torch ms", "triton ms",
+            "tritonc rate", "vs torch", "vs triton")
+    lines = [head]
+    for case, ok, err, why, t in rows:
+        nbytes, flops = case.work(case.bench_size)
+        ms = t.get("tritonc")
+        rate = "-"
+        if ms:
+            rate = f"{flops / ms / 1e9:.1f} TFLOP/s" if flops else f"{nbytes / ms / 1e6:.0f} GB/s"
+        ratio = lambda other: _fmt(t.get(other) / ms if ms and t.get(other) else None, ".2f")
+        lines.append((case.name, "x".join(map(str, case.bench_size)), "ok" if ok else "FAIL", _fmt(err, ".1e"),
+                      _fmt(ms), _fmt(t.get("torch")), _fmt(t.get("triton")), rate, ratio("torch"), ratio("triton")))
+    widths = [max(len(str(r[i])) for r in lines) for i in range(len(head))]
+    print()
+    for i, r in enumerate(lines):
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+        if i == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    print("\n'vs torch' / 'vs triton': their time over tritonc's (above 1 means tritonc is faster).")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
