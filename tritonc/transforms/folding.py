@@ -116,7 +116,7 @@ def _cmpf(predicate: str, a: float, b: float) -> int:
 
 
 def _fold_float_binary(name: str, a: float, b: float) -> float | None:
-    if name in ("divf", "remf") and b == 0:
+    if name in ("divf", "remf") and b == 0 or name == "remf" and math.isinf(a):
         return None
     if name in ("maxnumf", "minnumf") and a == b == 0 and math.copysign(1, a) != math.copysign(1, b):
         return None
@@ -129,8 +129,8 @@ def _fold_float_binary(name: str, a: float, b: float) -> float | None:
 _FLOAT_UNARY: dict[str, Callable[[float], float | None]] = {
     "arith.negf": lambda x: -x,
     "math.absf": abs,
-    "math.floor": lambda x: float(math.floor(x)) if math.isfinite(x) else x,
-    "math.ceil": lambda x: float(math.ceil(x)) if math.isfinite(x) else x,
+    "math.floor": lambda x: float(np.floor(x)),  # numpy keeps the sign of zero: ceil(-0.5) == -0.0
+    "math.ceil": lambda x: float(np.ceil(x)),
     "math.sqrt": lambda x: math.sqrt(x) if x >= 0 else None,
 }
 
@@ -204,7 +204,10 @@ def fold(name: str, attrs: dict, operand_types: list[ScalarType], result_type: S
     if name not in FOLDABLE_OPS or any(not isinstance(t, ScalarType) for t in operand_types):
         return None
     src = operand_types[0]
-    values = [float(v) if t.is_float else int(v) for v, t in zip(values, operand_types)]
+    # Read constants as their type holds them (an attribute may carry more precision or bits).
+    values = [round_float(float(v), t) if t.is_float else normalize_int(int(v), t.bits) for v, t in zip(values, operand_types)]
+    if any(v is None for v in values):
+        return None
     if name == "arith.cmpi":
         return _cmpi(attrs["predicate"], values[0], values[1], src.bits)  # type: ignore[arg-type]
     if name == "arith.cmpf":
