@@ -185,3 +185,41 @@ def test_lock_never_released_is_a_deadlock(seed):
     with pytest.raises(InterpreterError, match=r"deadlock: every live program instance is spinning .*program \(\d\) spins in scf.while"):
         run(text, 4, *args, order_seed=seed)
     assert args[0][0] == 1 and args[1][0] == 1.0  # exactly one program got through
+
+
+@pytest.mark.parametrize("kind,dtype", [("add", np.int8), ("umax", np.int32), ("min", np.int32), ("xchg", np.int32),
+                                        ("fadd", np.float16), ("fmax", np.float32), ("xor", np.int64)])
+def test_many_lanes_on_few_elements_equal_lane_by_lane_application(kind, dtype):
+    """A tile with many lanes per address takes the per-element path; compare with one lane at a time."""
+    from tritonc.interpreter.memory import Memory
+    from tritonc.interpreter.numerics import np_dtype
+    from tritonc.ir.parser import parse_type
+
+    t = parse_type(IR_TYPE[np.dtype(dtype)])
+    r = np.random.default_rng(0)
+    vals = (r.standard_normal(256) * 50).astype(np_dtype(t))
+    slots = r.integers(0, 3, 256)
+    results = []
+    for lane_by_lane in (True, False):
+        mem, cells = Memory(), np.array([1, 2, 3], dtype)
+        addr = (mem.add(cells, "c") + slots * cells.itemsize).astype(np.int64)
+        if lane_by_lane:
+            old = np.concatenate([mem.atomic(kind, addr[i:i + 1], vals[i:i + 1], None, t) for i in range(256)])
+        else:
+            old = mem.atomic(kind, addr, vals, None, t)
+        results.append((cells.tobytes(), old.tobytes()))
+    assert results[0] == results[1]
+
+
+def test_tile_summed_into_one_scalar_is_fast():
+    text = kernel("%x: ptr<f32>, %s: ptr<f32>", """
+    %r = tt.make_range {end = 16384, start = 0} : i32[16384]
+    %px = tt.splat %x : ptr<f32>[16384]
+    %p = tt.addptr %px, %r : ptr<f32>[16384]
+    %v = tt.load %p : f32[16384]
+    %ps = tt.splat %s : ptr<f32>[16384]
+    %old = tt.atomic_rmw %ps, %v {kind = "fadd"} : f32[16384]""")
+    x = np.ones(16384, np.float32)
+    s = np.zeros(1, np.float32)
+    run(text, 4, x, s)
+    assert s[0] == 4 * 16384

@@ -94,17 +94,38 @@ def from_raw(raw: np.ndarray, t) -> np.ndarray:
     return raw.view(dt)
 
 
-def _ranks(elem: np.ndarray) -> np.ndarray:
-    """For each lane, how many earlier lanes (row-major) address the same element."""
+def _groups(elem: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group lanes by element: ``(order, starts, ranks)`` where ``order`` sorts lanes by element
+    (stably, so row-major within a group), ``starts`` are the group boundaries in that order
+    (with the end appended) and ``ranks[i]`` counts earlier lanes addressing lane i's element."""
     order = np.argsort(elem, kind="stable")
     s = elem[order]
     pos = np.arange(s.size)
-    starts = np.ones(s.size, dtype=bool)
-    starts[1:] = s[1:] != s[:-1]
-    rank_sorted = pos - np.maximum.accumulate(np.where(starts, pos, 0))
+    first = np.ones(s.size, dtype=bool)
+    first[1:] = s[1:] != s[:-1]
+    rank_sorted = pos - np.maximum.accumulate(np.where(first, pos, 0))
     ranks = np.empty_like(rank_sorted)
     ranks[order] = rank_sorted
-    return ranks
+    starts = np.append(np.flatnonzero(first), s.size)
+    return order, starts, ranks
+
+
+_RAW_ACCUMULATE = {"add": np.add, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+                   "umax": np.maximum, "umin": np.minimum}
+_TYPED_ACCUMULATE = {"max": np.maximum, "min": np.minimum, "fadd": np.add, "fmax": np.fmax, "fmin": np.fmin}
+
+
+def _sequential(kind: str, init: np.ndarray, vals: np.ndarray, t) -> np.ndarray:
+    """Raw memory values before and after each of ``vals`` (raw, in order) is applied to one
+    element holding raw ``init``: an array of ``len(vals) + 1`` values. Each step rounds in the
+    element type (numpy's ``accumulate`` is sequential), so this equals applying the lanes
+    one by one."""
+    seq = np.concatenate([init.reshape(1), vals])
+    if kind == "xchg":
+        return seq
+    if kind in _RAW_ACCUMULATE:
+        return _RAW_ACCUMULATE[kind].accumulate(seq, dtype=seq.dtype)
+    return to_raw(_TYPED_ACCUMULATE[kind].accumulate(from_raw(seq, t)), t)
 
 
 def _combine(kind: str, old: np.ndarray, val: np.ndarray, cmp: np.ndarray | None, t) -> np.ndarray:
@@ -252,8 +273,22 @@ class Memory:
         changed = False
         for buf, sel, elem in self._locate(addr[lanes], lanes, size, write=True):
             view = buf.view(size)
-            ranks = _ranks(elem) if elem.size > 1 else np.zeros(elem.size, dtype=np.int64)
-            for r in range(int(ranks.max(initial=0)) + 1):
+            if elem.size > 1:
+                order, starts, ranks = _groups(elem)
+                rounds, groups = int(ranks.max()) + 1, starts.size - 1
+            else:
+                ranks, rounds, groups = np.zeros(elem.size, dtype=np.int64), 1, elem.size
+            if rounds > groups and kind != "cas":
+                # few elements, many lanes each (e.g. a tile summed into one scalar): per element
+                for g in range(groups):
+                    lane = sel[order[starts[g]:starts[g + 1]]]
+                    e = elem[order[starts[g]]]
+                    seq = _sequential(kind, view[e], raw_val[lane], t)
+                    changed = changed or bool(np.any(seq[1:] != seq[:-1]))
+                    view[e] = seq[-1]
+                    old_all[lane] = seq[:-1]
+                continue
+            for r in range(rounds):  # round r applies the r-th lane of every element at once
                 pick = ranks == r
                 e, lane = elem[pick], sel[pick]
                 old = view[e]

@@ -5,13 +5,13 @@ yields before every atomic and at every loop back-edge. The scheduler keeps the 
 ("live") instances and picks which one advances to its next scheduling point:
 
 * ``rng is None`` (deterministic): instances start in the given order and each runs until
-  it finishes or stalls; the next live instance that is not stalled continues, and a new
-  instance starts only when every live one is stalled. Without spin-waits this is plain
-  sequential execution, one instance after another.
+  it finishes or waits (is parked or stalled, below); then the earliest-started live
+  instance that can run continues, and a new instance starts only when none can. Without
+  spin-waits this is plain sequential execution, one instance after another.
 * with an ``rng``: at every scheduling point the next step is drawn at random among the live
-  instances that are not stalled and, while fewer than :data:`RESIDENT` instances are live
-  (or all are stalled), starting the next one. This interleaves instances at atomics and
-  back-edges, as concurrent CTAs would.
+  instances that can run and, while fewer than :data:`RESIDENT` instances are live (or none
+  can run), starting the next one. This interleaves instances at atomics and back-edges, as
+  concurrent CTAs would.
 
 An instance is *parked* when its loop spins (same state, no memory change, see
 ``evaluator.py``) and becomes runnable again when any instance changes memory. It is
