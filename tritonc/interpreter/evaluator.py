@@ -24,7 +24,7 @@ from typing import Any, Callable, Generator
 import numpy as np
 
 from ..ir.core import Block, Function, Module, Operation
-from ..ir.types import PointerType, TileType, element_type, shape_of
+from ..ir.types import PointerType, element_type, shape_of
 from . import numerics as nx
 from .errors import InterpreterError
 from .memory import Memory, MemoryFault
