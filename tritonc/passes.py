@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import re
 import sys
 import time
 from typing import Any, ClassVar, Iterable, TextIO, TypeVar
@@ -118,7 +119,7 @@ def _import_pass_modules() -> None:
 
 def _lookup(name: str) -> type[Pass] | None:
     """The pass class called ``name``, importing its conventional module if needed."""
-    if name not in _PASSES:
+    if name not in _PASSES and re.fullmatch(r"[a-z][a-z0-9-]*", name):
         for package_name in PASS_PACKAGES:
             module_name = f"{package_name}.{name.replace('-', '_')}"
             try:
@@ -165,7 +166,8 @@ def _convert_option(cls: type[Pass], key: str, text: str) -> Any:
         if kind == "float":
             return float(text)
     except ValueError:
-        raise ValueError(f"option '{key.replace('_', '-')}' expects a {kind}, got '{text}'") from None
+        wanted = {"bool": "true or false", "int": "an integer", "float": "a number"}[kind]
+        raise ValueError(f"option '{key.replace('_', '-')}' of pass '{cls.name}' expects {wanted}, got '{text}'") from None
     return text
 
 

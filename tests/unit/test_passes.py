@@ -160,8 +160,10 @@ def test_parse_pipeline_with_options():
     assert [p.name for p in passes] == ["inline", "canonicalize", "cse"]
     assert passes[0].max_depth == 5
     assert parse_pipeline("") == []
-    with pytest.raises(ValueError, match="expects a int"):
+    with pytest.raises(ValueError, match="option 'max-depth' of pass 'inline' expects an integer"):
         parse_pipeline("inline{max-depth=lots}")
+    with pytest.raises(ValueError, match="unknown pass 'Bad Name'"):
+        parse_pipeline("Bad Name")
     with pytest.raises(ValueError, match="unclosed"):
         parse_pipeline("inline{max-depth=5")
 

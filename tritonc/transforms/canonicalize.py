@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import InternalCompilerError
 from ..ir.core import Module, Operation, Value
-from ..ir.types import ScalarType, TileType, element_type
+from ..ir.types import ScalarType, element_type
 from ..passes import AnalysisManager, Pass, register_pass
 from .folding import FOLDABLE_OPS, fold
 from .rewrite import PatternRewriter, RewritePattern, apply_patterns_greedily, pattern
