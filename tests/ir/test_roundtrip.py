@@ -85,3 +85,13 @@ def test_parse_errors_name_position():
         parse_module("module {\n  tt.func @k() attributes {kernel} {\n    %x = arith.addi %y, %y : i32\n    tt.return\n  }\n}\n")
     with pytest.raises(IRParseError, match="expected an operation name"):
         parse_module("module {\n  tt.func @k() attributes {kernel} {\n    %x = arith.bogus : i32\n  }\n}\n")
+
+
+def test_op_without_operands_before_a_definition():
+    # The barrier must not take the next line's result as its operand.
+    m = parse_module("module {\n  tt.func @k(%p: ptr<f32>) attributes {kernel} {\n    gpu.barrier\n"
+                     "    %v = tt.load %p : f32\n    tt.store %p, %v\n    tt.return\n  }\n}\n")
+    verify_module(m)
+    barrier = m.functions[0].body.block.ops[0]
+    assert barrier.name == "gpu.barrier" and barrier.operands == []
+    assert "gpu.barrier\n    %v = tt.load" in print_module(m)

@@ -259,6 +259,12 @@ class _Parser:
         while not self.t.accept("}"):
             block.append(self.operation())
 
+    def at_result_definition(self) -> bool:
+        """Whether the next tokens start the next op's results (``%x =`` or ``%x:2 =``), not an operand."""
+        if self.t.peek(1)[1] == "=":
+            return True
+        return self.t.peek(1)[1] == ":" and self.t.peek(2)[0] == "number" and self.t.peek(3)[1] == "="
+
     def operation(self) -> Operation:
         result_names: list[str] = []
         count = 0
@@ -274,7 +280,7 @@ class _Parser:
             self.t.i -= 1
             raise self.t.error("expected an operation name")
         operands: list[Value] = []
-        if self.t.peek()[0] == "value":
+        if self.t.peek()[0] == "value" and not self.at_result_definition():
             operands.append(self.use())
             while self.t.accept(","):
                 operands.append(self.use())
