@@ -107,4 +107,4 @@ def in_order(text: str, *patterns: str) -> None:
 
 def ops_of(text: str) -> list[str]:
     """The op names of printed IR, in order."""
-    return re.findall(r"\b((?:arith|math|tt|scf|gpu)\.[a-z_]+)", text)
+    return [op for op in re.findall(r"\b((?:arith|math|tt|scf|gpu)\.[a-z_]+)", text) if op != "tt.func"]
