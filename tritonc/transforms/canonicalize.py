@@ -6,6 +6,8 @@ analysis; preserves none when it changes the IR.
 Patterns (each a ``match_and_rewrite`` function below, applied by the greedy driver of
 ``rewrite.py``, which also erases pure ops left unused):
 
+* constants are stored as their type holds them (``4294967295 : i32`` becomes ``-1``, an f16
+  constant is rounded to f16), so equal constants look equal to ``cse``;
 * constant folding of element-wise ``arith`` / ``math`` ops on scalar and splat-tile constants
   (``folding.py`` gives the semantics and what is never folded);
 * commutative ops take a constant operand on the right (so the identities below look there);
@@ -38,8 +40,9 @@ from dataclasses import dataclass
 from ..diagnostics import InternalCompilerError
 from ..ir.core import Module, Operation, Value
 from ..ir.types import ScalarType, element_type
+from ..ir.printer import format_attr_value
 from ..passes import AnalysisManager, Pass, register_pass
-from .folding import FOLDABLE_OPS, fold
+from .folding import FOLDABLE_OPS, fold, normalize_int, round_float
 from .rewrite import PatternRewriter, RewritePattern, apply_patterns_greedily, pattern
 
 Number = int | float
@@ -56,6 +59,8 @@ def constant_value(v: Value) -> Number | None:
     if not isinstance(el, ScalarType):
         return None
     value = op.attrs["value"]
+    if not isinstance(value, (int, float)):
+        return None
     return float(value) if el.is_float else int(value)
 
 
@@ -97,6 +102,22 @@ def fold_constant_operands(op: Operation, rewriter: PatternRewriter) -> bool:
     if result is None:
         return False
     rewriter.replace_op(op, [rewriter.constant(op, result, op.result.type, op.result.name)])
+    return True
+
+
+@pattern("arith.constant")
+def normalize_constant(op: Operation, rewriter: PatternRewriter) -> bool:
+    """Store a constant as its type holds it: integers signed (``i1`` as 0/1), floats rounded."""
+    value = constant_value(op.result)
+    el = element_type(op.result.type)
+    if value is None or not isinstance(el, ScalarType):
+        return False
+    normal = normalize_int(int(value), el.bits) if el.is_int else round_float(float(value), el)
+    current = op.attrs["value"]
+    if normal is None or (type(current) is type(normal) and format_attr_value(current) == format_attr_value(normal)):
+        return False
+    op.attrs["value"] = normal
+    rewriter.modified(op)
     return True
 
 
@@ -323,7 +344,7 @@ def inline_constant_if(op: Operation, rewriter: PatternRewriter) -> bool:
 
 
 CANONICALIZATION_PATTERNS: tuple[RewritePattern, ...] = (
-    fold_constant_operands, constant_to_rhs, simplify_integer_identity, cancel_involution,
+    normalize_constant, fold_constant_operands, constant_to_rhs, simplify_integer_identity, cancel_involution,
     fold_compare_same_operand, simplify_float_identity, simplify_select, fold_cast_chain,
     fold_addptr_zero, fold_shape_of_constant, fold_same_shape, fold_trans_of_trans,
     combine_add_into_dot, inline_constant_if,
