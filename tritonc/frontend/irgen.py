@@ -195,8 +195,7 @@ class IRGen(ExprLowering, CallLowering):
         self.env = saved
         n = len(extra)
         for s, r in zip(syms, op.results[n:]):
-            if len(op.results) == 1:
-                r.name = s.name
+            r.name = s.name
             self.env[s] = r
         return op.results[:n]
 
@@ -389,8 +388,7 @@ class IRGen(ExprLowering, CallLowering):
             self.b.create("scf.yield", [self.read(x) for x in syms])
         self.env = saved
         for x, r in zip(syms, op.results):
-            if len(op.results) == 1:
-                r.name = x.name
+            r.name = x.name
             self.env[x] = r
         self.loop = saved_loop
 
@@ -442,8 +440,7 @@ class IRGen(ExprLowering, CallLowering):
                     self.b.create("scf.yield", [self.read(x) for x in syms])
         self.env = saved
         for x, r in zip(syms, op.results):
-            if len(op.results) == 1:
-                r.name = x.name
+            r.name = x.name
             self.env[x] = r
         self.loop = saved_loop
 
@@ -485,7 +482,8 @@ def _always_exits(s: ast.Stmt) -> bool:
 
 
 def _prune(fn: Function) -> None:
-    """Drop ``scf.if`` results nobody reads and ``arith.constant`` ops nobody uses."""
+    """Drop ``scf.if`` results nobody reads and ``arith.constant`` ops nobody uses; name the
+    results of structured ops after their variables only when there is one."""
     changed = True
     while changed:
         changed = False
@@ -503,3 +501,6 @@ def _prune(fn: Function) -> None:
             if op.name == "arith.constant" and not op.results[0].uses:
                 op.erase()
                 changed = True
+    for op in fn.walk():
+        if len(op.results) > 1:
+            op.results[0].name = None  # printed as '%7:3' / '%7#1' rather than after one variable
