@@ -19,8 +19,10 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
 * casts: ``extsi``/``extui``/``trunci``/``sitofp``/``uitofp``/``fptosi``/``fptoui``/``extf``/
   ``truncf``/``bitcast`` are the LLVM instructions of those names; float narrowing rounds to
   nearest-even (``cvt.rn.f16.f32``, ``cvt.rn.bf16.f32``); ``fptosi`` of an out-of-range value
-  is undefined. ``f64 -> bf16`` and ``i32/i64 -> bf16`` are done by LLVM, which on sm_80 goes
-  through f32 (two roundings; the second can differ from a direct rounding in ties).
+  is undefined. Below sm_90 there is no ``cvt.rn.bf16.f64``/``cvt.rn.bf16.s32`` and LLVM would
+  round twice (via f32); there ``f64 -> bf16`` and 32/64-bit ``int -> bf16`` round to f32
+  *to odd* first (toward zero, then the lowest bit set if inexact: ``cvt.rz`` / exact
+  back-conversion test), which makes the final round-to-nearest-even to bf16 exact.
 * ``math.*`` are in ``math_ops.py``.
 """
 from __future__ import annotations
@@ -29,7 +31,7 @@ import llvmlite.ir as ir
 
 from tritonc.ir.types import TileType, element_type
 
-from .lowering import I1, HANDLERS, const, llvm_type, lowers
+from .lowering import BF16, F32, F64, HANDLERS, I1, I32, I64, const, llvm_type, lowers
 
 _INT_BINARY = {
     "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "sdiv",
@@ -143,7 +145,40 @@ def _cast(lw, op) -> None:
     if src == dst:
         map_regs(lw, op, lambda a: a)
         return
+    if dst == BF16 and lw.capability < 90:
+        if method == "fptrunc" and src == F64:
+            map_regs(lw, op, lambda a: _f64_to_bf16(lw, a))
+            return
+        if method in ("sitofp", "uitofp") and src.width >= 32:
+            map_regs(lw, op, lambda a: _int_to_bf16(lw, a, method == "sitofp"))
+            return
     map_regs(lw, op, lambda a: getattr(lw.b, method)(a, dst))
+
+
+def _odd_to_bf16(lw, f: ir.Value, inexact: ir.Value) -> ir.Value:
+    """``f`` (f32, rounded toward zero) with its lowest bit set if inexact, rounded to bf16."""
+    b = lw.b
+    bits = b.or_(b.bitcast(f, I32), b.zext(inexact, I32))
+    return b.fptrunc(b.bitcast(bits, F32), BF16)
+
+
+def _f64_to_bf16(lw, d: ir.Value) -> ir.Value:
+    b = lw.b
+    f = b.fptrunc(d, F32)
+    back = b.fpext(f, F64)
+    away = b.fcmp_ordered(">", intrinsic_call(lw, "fabs", [back]), intrinsic_call(lw, "fabs", [d]))
+    bits = b.bitcast(f, I32)
+    bits = b.select(away, b.sub(bits, const(I32, 1)), bits)
+    return _odd_to_bf16(lw, b.bitcast(bits, F32), b.fcmp_unordered("!=", back, d))
+
+
+def _int_to_bf16(lw, x: ir.Value, signed: bool) -> ir.Value:
+    b = lw.b
+    wide = x.type.width == 64
+    name = {(True, False): "i2f", (False, False): "ui2f", (True, True): "ll2f", (False, True): "ull2f"}[(signed, wide)]
+    f = lw.call(f"llvm.nvvm.{name}.rz", F32, [x])
+    back = b.fptosi(f, x.type) if signed else b.fptoui(f, x.type)
+    return _odd_to_bf16(lw, f, b.icmp_unsigned("!=", back, x))
 
 
 for _name in _CASTS:
