@@ -23,15 +23,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TextIO
 
-from .diagnostics import CompileError, DiagnosticSink, SourceManager
+from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
 from .ir.core import Module
 from .ir.printer import print_module
 from .options import CompileOptions
 
 #: Machine-independent passes on the tt level, in order. ``inline`` comes first so that the
-#: other passes see whole kernels; ``canonicalize`` runs again after ``licm`` because hoisting
-#: exposes splat/broadcast chains of loop invariants.
-TT_PIPELINE = ("inline", "canonicalize", "cse", "licm", "canonicalize", "dce")
+#: other passes see whole kernels; ``canonicalize`` and ``cse`` run again after ``licm`` because
+#: hoisting puts equal loop invariants (and their splat/broadcast chains) into one block.
+TT_PIPELINE = ("inline", "canonicalize", "cse", "licm", "canonicalize", "cse", "dce")
 
 #: GPU passes: from tt IR to ttg IR with a layout on every tile.
 TTG_PIPELINE = ("assign-layouts", "remove-layout-conversions", "canonicalize", "cse", "dce")
@@ -57,10 +57,27 @@ def read_source(source_or_path: str | Path) -> tuple[str, str]:
     if isinstance(source_or_path, Path) or ("\n" not in source_or_path and "(" not in source_or_path):
         path = str(source_or_path)
         try:
-            return Path(path).read_text(encoding="utf-8"), path
+            return decode_source(Path(path).read_bytes(), path), path
         except OSError as e:
             raise CompileError(f"cannot read '{path}': {e.strerror or e}") from None
     return str(source_or_path), "<source>"
+
+
+def decode_source(data: bytes, path: str) -> str:
+    """The text of a source file read as ``data``: UTF-8 (newlines normalised as by ``open()``).
+
+    Raises:
+        CompileError: ``data`` is not UTF-8; located at the first bad byte.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        start = data.rfind(b"\n", 0, e.start) + 1
+        line = data.count(b"\n", 0, e.start) + 1
+        col = len(data[start:e.start].decode("utf-8", errors="replace")) + 1
+        raise CompileError(f"invalid UTF-8 byte 0x{data[e.start]:02x} in source file; "
+                           "Triton-C sources are UTF-8", SourceLoc(path, line, col)) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _tunable_values(tu, options: CompileOptions) -> dict[str, int]:
@@ -151,6 +168,8 @@ class Compilation:
         source_or_path: a ``.tri`` path or the source text itself.
         options: see :class:`~tritonc.options.CompileOptions`.
         pass_options: ``--print-ir-after`` / ``--time-passes`` settings.
+        sources: where the text of every file read is kept for diagnostics.
+        path: with source text, the file name its diagnostics show (default ``<source>``).
 
     Stages (properties): ``ttir`` (optimised tt IR module), ``ttgir``, ``llir`` (text),
     ``ptx`` (text), ``cubin`` (bytes), ``kernels`` (launcher descriptions), ``header`` and
@@ -159,12 +178,16 @@ class Compilation:
     """
 
     def __init__(self, source_or_path: str | Path, options: CompileOptions | None = None,
-                 pass_options: PassOptions | None = None, sources: SourceManager | None = None):
+                 pass_options: PassOptions | None = None, sources: SourceManager | None = None,
+                 path: str | None = None):
         self.options = options or CompileOptions()
         self.pass_options = pass_options or PassOptions()
         self.sources = sources or SourceManager()
         self.diag = DiagnosticSink(self.options.warnings_off, self.options.werror)
-        self.text, self.path = read_source(source_or_path)
+        if path is not None:  # source text with the name diagnostics should show (``<stdin>``)
+            self.text, self.path = str(source_or_path), path
+        else:
+            self.text, self.path = read_source(source_or_path)
         self.sources.register(self.path, self.text)
 
     @cached_property
