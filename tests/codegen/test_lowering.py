@@ -39,7 +39,8 @@ def test_kernel_assembles(name, arch, tmp_path):
     lowered = lower(name, arch)
     ir_text = lowered.llvm_ir
     assert re.search(rf'define ptx_kernel void @"?{name}"?\(', ir_text)
-    assert '"nvvm.maxntid"="128"' in ir_text and "reqntid" not in ir_text
+    threads = 32 * lowered.kernels[name].num_warps
+    assert f'"nvvm.maxntid"="{threads}"' in ir_text and "reqntid" not in ir_text
     ptx = llvm_to_ptx(ir_text, Target(arch))
     assert ".extern .func" not in ptx
     assert f".target {arch}" in ptx
