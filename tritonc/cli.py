@@ -8,6 +8,7 @@ half-written: every output is computed first, then written to a temporary file a
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import tempfile
@@ -59,12 +60,12 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
 
 
 def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
-    if emit:
+    if emit is not None:
         kinds = [k.strip() for k in emit.split(",") if k.strip()]
         bad = [k for k in kinds if k not in EMIT_SUFFIXES]
         if bad or not kinds:
-            raise click.BadParameter(f"unknown output kind '{bad[0] if bad else emit}'; expected one of "
-                                     f"{', '.join(EMIT_SUFFIXES)}", param_hint="--emit")
+            what = f"unknown output kind '{bad[0]}'" if bad else "no output kind given"
+            raise click.BadParameter(f"{what}; expected one of {', '.join(EMIT_SUFFIXES)}", param_hint="--emit")
         return list(dict.fromkeys(kinds))
     if output and output != "-":
         suffix = Path(output).suffix
@@ -90,19 +91,66 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
     return {k: base + EMIT_SUFFIXES[k] for k in kinds}
 
 
-def write_atomically(path: str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+def _new_file_mode() -> int:
+    """The mode ``open()`` would give a new file: 0o666 less the umask (mkstemp's is 0o600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _temp_next_to(path: str, data: str | bytes) -> str:
+    """Write ``data`` to a new temporary file in the folder of ``path``; return its name."""
+    if os.path.isdir(path):  # found now, before any output is renamed into place
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError:  # a file where the folder should be: say so, not "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), folder) from None
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tritonc-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
+        os.chmod(tmp, _new_file_mode())
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.unlink(tmp)
         raise
+    return tmp
+
+
+def write_atomically(path: str, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    write_all_atomically({path: data})
+
+
+def write_all_atomically(outputs: dict[str, str | bytes]) -> None:
+    """Write every ``path: data`` of ``outputs``, or none of them.
+
+    Every output goes to a temporary file next to its path first; only when all are written
+    are they renamed into place, so an unwritable path leaves no other output behind either.
+
+    Raises:
+        OSError: with ``filename`` set to the path that could not be written.
+    """
+    temps: dict[str, str] = {}
+    try:
+        for path, data in outputs.items():
+            try:
+                temps[path] = _temp_next_to(path, data)
+            except OSError as e:
+                e.filename = path
+                raise
+        for path, tmp in list(temps.items()):
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                e.filename = path
+                raise
+            del temps[path]
+    finally:
+        for tmp in temps.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
@@ -126,7 +174,7 @@ def write_atomically(path: str, data: str | bytes) -> None:
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, arch, use_ptxas,
             allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
-    from .driver import Compilation, PassOptions
+    from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
     kinds = _emit_kinds(emit, output)
     paths = _output_paths(kinds, output, source)
@@ -135,46 +183,65 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     unknown = [f for f in warning_flags if f != "error" and not f.startswith("no-")]
     if unknown:
         raise click.BadParameter(f"unknown warning flag '-W{unknown[0]}'", param_hint="-W")
+    warps = _parse_int_list(num_warps, "--num-warps")[0]
+    if not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # a CTA has at most 1024 threads
+        raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
+    stages = _parse_int_list(num_stages, "--num-stages")[0]
+    if stages < 1:
+        raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
+    pipeline = list(dict.fromkeys(TT_PIPELINE + TTG_PIPELINE))
+    for name in print_after:
+        if name not in pipeline:
+            raise click.BadParameter(f"unknown pass '{name}'; the passes are {', '.join(pipeline)}",
+                                     param_hint="--print-ir-after")
     options = CompileOptions(
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
-        tune=dict(_parse_tune(t) for t in tune), kernel=kernel,
-        num_warps=_parse_int_list(num_warps, "--num-warps")[0], num_stages=_parse_int_list(num_stages, "--num-stages")[0],
+        tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes)
     sources = SourceManager()
+    comp = None
     try:
         if source == "-":
-            text = sys.stdin.read()
-            comp = Compilation(text + ("\n" if not text.endswith("\n") else ""), options, pass_opts, sources)
+            data = sys.stdin.buffer.read()
+            sources.register("<stdin>", data.decode("utf-8", errors="replace"))  # to quote even bad bytes
+            text = decode_source(data, "<stdin>")
+            comp = Compilation(text + ("\n" if not text.endswith("\n") else ""), options, pass_opts, sources,
+                               path="<stdin>")
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
         results = {kind: comp.emit(kind) for kind in kinds}
         for w in comp.diag.warnings:
             click.echo(sources.render(w), err=True)
     except CompileError as e:
+        for w in comp.diag.warnings if comp is not None else ():  # warnings found before the error
+            click.echo(sources.render(w), err=True)
         click.echo(sources.render(e.diagnostic), err=True)
         sys.exit(1)
-    except InternalCompilerError as e:
+    except Exception as e:  # InternalCompilerError, or any other crash: a tritonc bug either way
         if os.environ.get("TRITONC_TRACEBACK"):
             raise
-        click.echo(f"tritonc: internal compiler error: {e}", err=True)
+        what = str(e) if isinstance(e, InternalCompilerError) else f"{type(e).__name__}: {e}"
+        click.echo(f"tritonc: internal compiler error: {what}", err=True)
+        click.echo("tritonc: note: this is a tritonc bug; TRITONC_TRACEBACK=1 shows the Python traceback",
+                   err=True)
         sys.exit(3)
+    files = {path: results[kind] for kind, path in paths.items() if path != "-"}
+    try:
+        write_all_atomically(files)
+    except OSError as e:
+        click.echo(f"tritonc: error: cannot write '{e.filename}': {e.strerror or e}", err=True)
+        sys.exit(1)
     for kind, path in paths.items():
-        data = results[kind]
         if path == "-":
+            data = results[kind]
             if isinstance(data, bytes):
                 sys.stdout.buffer.write(data)
                 sys.stdout.buffer.flush()
             else:
                 sys.stdout.write(data)
                 sys.stdout.flush()
-        else:
-            try:
-                write_atomically(path, data)
-            except OSError as e:
-                click.echo(f"tritonc: error: cannot write '{path}': {e.strerror or e}", err=True)
-                sys.exit(1)
 
 
 def main(argv: list[str] | None = None) -> None:
