@@ -88,11 +88,11 @@ def test_matmul_reduction_and_math_types():
       float e[16, 32] = exp(a);
       double g = sqrt(*d);
       float h = sqrtf(*d);
-      int z = abs(-3);
+      float z = abs(-3);
     }"""
     assert types_of(src, ast.MatMul) == ["float[16, 8]", "int[16, 8]"]
     assert types_of(src, ast.Subscript) == ["half[32]", "int"]
-    assert types_of(src, ast.Call) == ["float[16, 32]", "double", "float", "int"]
+    assert types_of(src, ast.Call) == ["float[16, 32]", "double", "float", "float"]
 
 
 def test_constants_tunables_and_infinity():

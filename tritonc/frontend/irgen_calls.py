@@ -4,7 +4,7 @@ Dispatches on the ``kind`` sema recorded (see :mod:`tritonc.frontend.sema_calls`
 
 * ``get_program_id``/``get_num_programs`` -> ``tt.get_program_id``/``tt.get_num_programs {axis}``;
 * ``min``/``max`` -> ``arith.{min,max}{numf,si,ui}``; math functions -> ``math.*`` after
-  converting the operand to ``float``/``double``; ``abs`` of an integer -> ``math.absi``;
+  converting the operand to ``float``/``double`` (``abs``/``fabs`` -> ``math.absf``);
 * ``dot(a, b)`` -> ``tt.dot(a, b, 0)``; ``dot(a, b, c)`` -> ``tt.dot(a, b, c)`` when ``c`` has the
   product's type, else ``c + tt.dot(a, b, 0)``;
 * ``trans`` -> ``tt.trans {order}``; ``__sum`` -> ``tt.reduce``; ``__reshape`` -> ``tt.reshape``;
@@ -42,8 +42,6 @@ class CallLowering:
             return self.emit(f"arith.{info.detail}{suffix}", [a, b], a.type)
         if kind == "math":
             return self.emit("math." + _MATH_OPS[info.detail], [self.coerce(args[0], t)], t.ir())
-        if kind == "absi":
-            return self.emit("math.absi", [self.coerce(args[0], t)], t.ir())
         if kind == "fma":
             return self.emit("math.fma", [self.coerce(x, t) for x in args], t.ir())
         if kind == "select":

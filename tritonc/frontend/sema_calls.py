@@ -10,8 +10,8 @@ Each checked call records ``ExprInfo.kind`` for irgen:
 * ``'get_program_id'`` / ``'get_num_programs'`` (``detail`` = axis, a constant 0..2);
 * ``'minmax'`` (``detail`` = ``'min'``/``'max'``), element-wise after arithmetic conversions;
 * ``'math'`` (``detail`` = function name): result ``float`` for integer/half/bfloat16/float
-  operands, ``double`` for ``double`` (spec 5); ``abs`` of an integer stays an integer
-  (``'absi'``, C's ``abs``); ``sqrtf`` always computes in ``float``;
+  operands, ``double`` for ``double`` (spec 5, also for ``abs``: the spec makes ``abs`` of an
+  integer a ``float``, unlike C); ``sqrtf`` always computes in ``float``, as its name says;
 * ``'fma'``, ``'select'`` (both branches evaluated), ``'dot'`` (``dot(a, b)``) and ``'dot3'``
   (``dot(a, b, c)`` = ``c + a @ b``), ``'trans'`` (``detail`` = axis order), ``'subscript'``
   (``__sum``, same plan as ``x[+]``), ``'reshape'``;
@@ -110,9 +110,6 @@ class CallChecker:
             return ExprInfo(CType(base, shape=shape), const, op_type=CType(base), kind="minmax", detail=name)
         if name in _MATH:
             t = infos[0].type
-            if name == "abs" and t.is_integer:
-                base = promote(t.base)
-                return ExprInfo(t.with_base(base), op_type=CType(base), kind="absi")
             base = "double" if t.base == "double" and name != "sqrtf" else "float"
             return ExprInfo(t.with_base(base), op_type=CType(base), kind="math", detail=name)
         if name == "fma":
