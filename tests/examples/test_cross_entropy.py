@@ -1,0 +1,68 @@
+"""examples/cross_entropy.tri: softmax cross-entropy forward (negative log-probabilities and
+loss per row) and backward (dlogits), against float64 numpy, at ragged sizes."""
+import numpy as np
+import pytest
+
+from example_helpers import assert_close, poisoned, ragged_sizes, run
+
+TILE = 128
+rng = np.random.default_rng(2)
+
+
+def reference(X, labels, dloss):
+    x = X.astype(np.float64)
+    m = x.max(1, keepdims=True)
+    nlp = np.log(np.exp(x - m).sum(1, keepdims=True)) + m - x
+    rows = np.arange(x.shape[0])
+    p = np.exp(-nlp)
+    onehot = np.zeros_like(p)
+    onehot[rows, labels] = 1
+    return nlp, nlp[rows, labels], (p - onehot) * dloss.astype(np.float64)[:, None]
+
+
+def cross_entropy(X, labels, dloss, type_name):
+    rows, n = X.shape
+    defines = {"TYPE": type_name, "TILE": str(TILE)}
+    nlp, loss = poisoned(X.shape, X.dtype), poisoned((rows,), X.dtype)
+    run("cross_entropy", "forward", (rows,), X, nlp, labels, loss, n, defines=defines)
+    fwd = nlp.copy()
+    dx = poisoned(X.shape, X.dtype)
+    run("cross_entropy", "backward", (rows,), dx, nlp, labels, dloss, n, defines=defines)
+    return fwd, loss, dx
+
+
+@pytest.mark.parametrize("rows,n", ragged_sizes(20, 3, [(1, 9), (2, TILE - 1)], [None, TILE]))
+def test_cross_entropy_ragged(rows, n):
+    X = (3 * rng.standard_normal((rows, n))).astype(np.float32)
+    labels = rng.integers(0, n, rows).astype(np.int64)
+    dloss = rng.standard_normal(rows).astype(np.float32)
+    nlp, loss, dx = cross_entropy(X, labels, dloss, "float")
+    want_nlp, want_loss, want_dx = reference(X, labels, dloss)
+    assert_close(nlp, want_nlp, rtol=1e-5, atol=1e-5, what="neg_logprobs")
+    assert_close(loss, want_loss, rtol=1e-5, atol=1e-5, what="loss")
+    assert_close(dx, want_dx, rtol=1e-5, atol=1e-6, what="dlogits")
+
+
+def test_cross_entropy_half_with_large_logits():
+    """half logits whose exp overflows half and float without the max shift."""
+    X = (40 * rng.standard_normal((5, 77))).astype(np.float16)
+    labels = rng.integers(0, 77, 5).astype(np.int64)
+    dloss = np.ones(5, np.float16)
+    nlp, loss, dx = cross_entropy(X, labels, dloss, "half")
+    want_nlp, want_loss, want_dx = reference(X, labels, dloss)
+    assert_close(nlp, want_nlp, rtol=2e-3, atol=2e-2, what="neg_logprobs")
+    assert_close(loss, want_loss, rtol=2e-3, atol=2e-2, what="loss")
+    assert_close(dx, want_dx, rtol=2e-3, atol=2e-3, what="dlogits")
+    assert np.allclose(dx.astype(np.float64).sum(1), 0, atol=1e-2)  # softmax - onehot sums to 0
+
+
+def test_backward_in_place():
+    """DX may alias the saved negative log-probabilities (the original op did this)."""
+    X = rng.standard_normal((3, 50)).astype(np.float32)
+    labels = np.array([0, 49, 7], np.int64)
+    dloss = rng.standard_normal(3).astype(np.float32)
+    nlp, loss = poisoned(X.shape, X.dtype), poisoned((3,), X.dtype)
+    defines = {"TILE": str(TILE)}
+    run("cross_entropy", "forward", (3,), X, nlp, labels, loss, 50, defines=defines)
+    run("cross_entropy", "backward", (3,), nlp, nlp, labels, dloss, 50, defines=defines)
+    assert_close(nlp, reference(X, labels, dloss)[2], rtol=1e-5, atol=1e-6)
