@@ -200,3 +200,10 @@ def test_every_op_has_a_location():
     assert (dot.loc.line, dot.loc.col) == (19, 14)
     loop = next(op for op in ops if op.name == "scf.for")
     assert loop.loc.line == 16
+
+
+def test_null_pointer_constants_and_const_pointees():
+    text = ir("void k(const float *p, int c) {\n  p += 1;\n  float *q = 0;\n  q = c ? p : 0;\n  if (q) *q = *p;\n}\n")
+    in_order(text, r"%p_1 = tt.addptr %p", r"(%\d+) = arith.constant \{value = 0\} : i64",
+             r"%q = tt.int_to_ptr %\d+ : ptr<f32>", r"%q_1 = arith.select %\d+, %p_1, %\d+ : ptr<f32>",
+             r"tt.ptr_to_int %q_1 : i64", r"scf.if")

@@ -107,11 +107,16 @@ class ExprLowering:
     def coerce(self, e: ast.Expr, dst: CType) -> Value:
         """Lower ``e`` and convert it to ``dst`` (constants are emitted directly in ``dst``)."""
         info = self.info(e)
-        if info.const is not None and not info.type.is_tile and info.type.is_arith and dst.is_arith:
-            c = convert_const(info.const, info.type.base, dst.base)
-            if c is not None:
+        if info.const is not None and not info.type.is_tile and info.type.is_arith:
+            if dst.is_arith:
+                c = convert_const(info.const, info.type.base, dst.base)
+                if c is not None:
+                    with self.b.location(e.loc):
+                        return self.const(c, dst)
+            if dst.is_pointer and info.type.is_integer:  # a null pointer constant (or an explicit cast)
                 with self.b.location(e.loc):
-                    return self.const(c, dst)
+                    null = self.emit("tt.int_to_ptr", [self.const(info.const, CType("long"))], dst.element.ir())
+                    return self.b.splat(null, dst.shape)
         v = self.rvalue(e)
         with self.b.location(e.loc):
             return self.convert(v, info.type, dst)

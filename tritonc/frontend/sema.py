@@ -155,7 +155,7 @@ class Sema(ExprChecker, CallChecker):
             t = self.resolve_type(p.type)
             if kind == "kernel" and t.is_tile:
                 raise self.error(f"kernel parameter '{p.name}' cannot be a tile; pass a pointer", p.loc)
-            sym = Symbol(p.name, t, "param", p.loc, is_const=p.type.is_const)
+            sym = Symbol(p.name, t, "param", p.loc, is_const=p.type.is_const and not t.is_pointer)
             self.declare(sym)
             attrs.append(self.param_attrs(p, sym))
             params.append(sym)
@@ -293,7 +293,8 @@ class Sema(ExprChecker, CallChecker):
 
     def declarator(self, d: ast.Declarator) -> None:
         t = self.resolve_type(d.type)
-        sym = Symbol(d.name, t, "var", d.loc, is_const=d.type.is_const)
+        # 'const T *p' makes the pointee const, not the variable
+        sym = Symbol(d.name, t, "var", d.loc, is_const=d.type.is_const and not t.is_pointer)
         for a in d.attributes:
             if a.name != "multipleof":
                 raise self.error(f"'{a.spelling}' applies only to parameters", a.loc)
@@ -305,7 +306,7 @@ class Sema(ExprChecker, CallChecker):
             sym.multipleof = n
         if d.init is not None:
             info = self.value(d.init)
-            self.check_convert(info.type, t, d.init.loc, "initializing")
+            self.check_convert(info.type, t, d.init.loc, "initializing", const=info.const)
             if sym.is_const and info.const is not None and t.is_arith and not t.is_tile:
                 sym.const = convert_const(info.const, info.type.base, t.base)
         elif sym.is_const:
@@ -324,7 +325,7 @@ class Sema(ExprChecker, CallChecker):
             what = "kernel" if f.kind == "kernel" else "void function"
             raise self.error(f"{what} '{f.name}' should not return a value", s.value.loc)
         info = self.value(s.value)
-        self.check_convert(info.type, f.result, s.value.loc, "returning")
+        self.check_convert(info.type, f.result, s.value.loc, "returning", const=info.const)
 
     def predicated(self, s: ast.Predicated) -> None:
         mask = self.value(s.mask)

@@ -78,7 +78,7 @@ class CallChecker:
             raise self.error(f"'{name}' takes {_plural(len(f.params))}, {len(e.args)} given", e.loc)
         for arg, param in zip(e.args, f.params):
             info = self.value(arg)
-            self.check_convert(info.type, param.type, arg.loc, "passing to parameter of type")
+            self.check_convert(info.type, param.type, arg.loc, "passing to parameter of type", const=info.const)
         self.calls.append((self.current.name, name, e.loc))
         return ExprInfo(f.result, kind="device", detail=name)
 

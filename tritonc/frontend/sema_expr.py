@@ -72,10 +72,12 @@ class ExprChecker:
             shape = out
         return shape
 
-    def check_convert(self, src: CType, dst: CType, loc, ctx: str, explicit: bool = False) -> None:
+    def check_convert(self, src: CType, dst: CType, loc, ctx: str, explicit: bool = False,
+                      const: int | float | None = None) -> None:
         """Check the implicit (or, with ``explicit``, cast) conversion of a ``src`` value to
         ``dst``: element conversion, then broadcast or reshape. ``ctx`` starts the message
-        (``'assigning to'``, ``'initializing'``, ``'returning'``, ``'casting to'``...)."""
+        (``'assigning to'``, ``'initializing'``, ``'returning'``, ``'casting to'``...).
+        ``const`` is the source's constant value: an integer 0 is a null pointer constant."""
         s, d = src.element, dst.element
         if src.is_void:
             raise self.error(f"{ctx} '{dst}' from incompatible type 'void'", loc)
@@ -83,7 +85,7 @@ class ExprChecker:
             if s.is_pointer:
                 if s.base != d.base and not explicit:
                     raise self.error(f"incompatible pointer types {ctx} '{d}' from '{s}'", loc)
-            elif not (explicit and s.is_integer):
+            elif not ((explicit or const == 0) and s.is_integer):
                 kind = "integer" if s.is_integer else "floating-point"
                 raise self.error(f"incompatible {kind} to pointer conversion {ctx} '{d}' from '{s}'", loc)
         elif s.is_pointer and not d.is_bool and not (explicit and d.is_integer):
@@ -338,13 +340,16 @@ class ExprChecker:
             return CType(base)
         if at.is_pointer and bt.is_pointer and at.base == bt.base:
             return at.element
+        for p, other in ((a[1], b[1]), (b[1], a[1])):
+            if p.type.is_pointer and other.type.is_integer and other.const == 0:
+                return p.type.element  # null pointer constant
         raise self.error(f"incompatible operand types ('{at}' and '{bt}')", loc)
 
     def _Assign(self, e: ast.Assign) -> ExprInfo:
         target = self.lvalue(e.target)
         v = self.value(e.value)
         if e.op == "=":
-            self.check_convert(v.type, target.type, e.loc, "assigning to")
+            self.check_convert(v.type, target.type, e.loc, "assigning to", const=v.const)
             return ExprInfo(target.type, symbol=target.symbol)
         b = self.binary(e.op[:-1], target, v, e.loc, e.target, e.value)
         self.check_convert(b.type, target.type, e.loc, "assigning to")
