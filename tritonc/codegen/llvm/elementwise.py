@@ -31,7 +31,7 @@ import llvmlite.ir as ir
 
 from tritonc.ir.types import TileType, element_type
 
-from .lowering import BF16, F32, F64, HANDLERS, I1, I32, I64, const, llvm_type, lowers
+from .lowering import BF16, F32, F64, HANDLERS, I1, I32, const, llvm_type, lowers
 
 _INT_BINARY = {
     "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "sdiv",

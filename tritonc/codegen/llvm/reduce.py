@@ -26,8 +26,8 @@ import llvmlite.ir as ir
 from tritonc.ir.types import TileType
 
 from .elementwise import intrinsic_call
-from .layout_math import canonical_ir, distribution, lane_stride, linear_ids_ir, thread_bases_ir, warp_stride
-from .lowering import F32, I32, I64, const, llvm_type, lowers, smem_elem_bytes
+from .layout_math import canonical_ir, lane_stride, linear_ids_ir, warp_stride
+from .lowering import F32, I32, I64, const, lowers, smem_elem_bytes
 
 _COMBINE = {"addi": "add", "addf": "fadd", "muli": "mul", "mulf": "fmul", "andi": "and_", "ori": "or_",
             "xori": "xor"}
