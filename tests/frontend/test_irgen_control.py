@@ -210,3 +210,25 @@ def test_short_circuit_and_signed_semantics_run():
     out = np.zeros(2, np.int32)
     run(guarded, "k", (1,), None, out, 0)  # p is null: short-circuit must not read it
     assert out.tolist() == [0, 1]
+
+
+def test_for_over_an_outer_variable_keeps_its_final_value():
+    src = ("void k(int *p, int n) {\n  int k; int s = 0;\n  for (k = 0; k < n; k += 3) s += k;\n"
+           "  *p = s; *(p + 1) = k;\n  int j;\n  for (j = 0; j < n; j++) s++;\n  *(p + 2) = s;\n}\n")
+    text = ir(src)
+    in_order(text, r"(%\d+):2 = scf.for %k, %n, %\d+, %s, %k \{predicate = \"slt\"\}",
+             r"\^\(%k_1: i32, %s_1: i32, %k_2: i32\):", r"arith.addi %k_1, %\d+", r"tt.store %\d+, %\d+#1",
+             r"%s_\d = scf.for %j, %n, %\d+, %\d+#0 \{predicate = \"slt\"\} : i32 \{")
+    for n in (0, 1, 7, 9):
+        p = np.zeros(3, np.int32)
+        run(src, "k", (1,), p, n)
+        k = s = 0
+        while k < n:
+            s, k = s + k, k + 3
+        assert p.tolist() == [s, k, s + n]
+
+
+def test_bool_literals():
+    text = ir("void k(bool *o, bool b) {\n  bool c = true;\n  if (false) c = b;\n  *o = b && c || false;\n}\n")
+    in_order(text, r"%c = arith.constant \{value = 1\} : i1", r"arith.andi %b, %c", r"arith.ori")
+    assert "scf.if" not in text

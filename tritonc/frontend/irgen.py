@@ -11,12 +11,14 @@ variable is a Python-side binding ``Symbol -> Value`` (``self.env``).
 * ``if`` becomes ``scf.if`` whose results are the variables (defined before it) that either
   branch assigns; a constant condition lowers only the branch taken;
 * loops carry every outer variable assigned in them as iteration arguments. A C ``for`` is an
-  ``scf.for`` when canonical: the init declares one ``int``/``long`` (or unsigned) induction
-  variable, the condition compares it (``< <= > >= !=``, either side) with a loop-invariant,
+  ``scf.for`` when canonical: the init declares (or assigns) one ``int``/``long`` (or unsigned)
+  induction variable, the condition compares it (``< <= > >= !=``, either side) with a loop-invariant,
   side-effect-free bound in its own type, the step is ``++``/``--``/``+= e``/``-= e``/``= iv + e``
   with ``e`` invariant, the body does not assign it and has no ``break``/``return``. The
   predicate comes from the comparison and the signedness (``k > 0`` -> ``"sgt"``). Every other
-  loop (and ``while``, ``do``/``while``) is an ``scf.while``;
+  loop (and ``while``, ``do``/``while``) is an ``scf.while``. An init that assigns an outer
+  variable (``for (k = 0; ...)``) also qualifies; if ``k`` is read outside the loop, its final
+  value (``iv + step`` of the last trip, or the start) is carried as an extra iteration value;
 * ``break``, ``continue`` and ``return`` set flag variables (``brk``, ``cont``, ``ret``; ``retval``
   for the value of a device function) that are carried like any variable. After a statement
   that may jump, the rest of its block runs under ``scf.if(!flag)``; an ``if`` whose branch always
@@ -27,8 +29,9 @@ variable is a Python-side binding ``Symbol -> Value`` (``self.env``).
 Values are named after the source variables they are assigned to (``%acc``, ``%pa``), block
 arguments too; every op carries the :class:`SourceLoc` of the statement or expression it
 comes from. ``__multipleof(n)`` on a local is recorded as the attribute ``multipleof = n`` on
-the op defining each value assigned to it. Unused results of the ``scf.if`` ops built here and
-constants nothing reads are removed at the end.
+the (region-free) op defining each value assigned to it; a value that has no such op (a
+parameter, a loop-carried block argument) is left unannotated. Unused results of the ``scf.if``
+ops built here and constants nothing reads are removed at the end.
 """
 from __future__ import annotations
 
@@ -86,6 +89,7 @@ class IRGen(ExprLowering, CallLowering):
         self.ret_flag: Symbol | None = None
         self.ret_val: Symbol | None = None
         self.pending_pred: tuple[Value, tuple[int, ...]] | None = None
+        self.fn_body: ast.Compound | None = None
         self._assigned: dict[int, frozenset[Symbol]] = {}
         self._exits: dict[int, frozenset[str]] = {}
 
@@ -101,15 +105,13 @@ class IRGen(ExprLowering, CallLowering):
                       kind=f.kind, arg_attrs=f.arg_attrs, loc=f.node.loc)
         self.module.add_function(fn)
         self.env = {p: a for p, a in zip(f.params, fn.args)}
-        for p, a in zip(f.params, fn.args):
-            if p.multipleof and "multipleof" not in fn.arg_attrs[a.index]:
-                fn.arg_attrs[a.index]["multipleof"] = p.multipleof
         self.ret_flag = Symbol("ret", BOOL, "flag")
         self.env[self.ret_flag] = _Lazy(0, BOOL)
         self.ret_val = None
         if not f.result.is_void:
             self.ret_val = Symbol("retval", f.result, "flag")
             self.env[self.ret_val] = _Lazy(0, f.result)
+        self.fn_body = f.node.body
         self.b.at_end(fn.body.block)
         self.b.loc = f.node.loc
         self.block(f.node.body.items)
@@ -311,11 +313,16 @@ class IRGen(ExprLowering, CallLowering):
     # -- loops ------------------------------------------------------------------------------------
     def canonical_for(self, s: ast.For):
         """``(iv, bound, step, negate, predicate)`` when ``s`` is an ``scf.for`` (see module doc)."""
-        if not isinstance(s.init, ast.Decl) or len(s.init.declarators) != 1 or s.cond is None or s.step is None:
+        init = s.init
+        if s.cond is None or s.step is None:
             return None
-        d = s.init.declarators[0]
-        iv = self.sema.decls[id(d)]
-        if d.init is None or iv.type.is_tile or iv.type.base not in ("int", "unsigned int", "long", "unsigned long"):
+        if isinstance(init, ast.Decl) and len(init.declarators) == 1 and init.declarators[0].init is not None:
+            iv = self.sema.decls[id(init.declarators[0])]
+        elif isinstance(init, ast.Assign) and init.op == "=" and isinstance(init.target, ast.Identifier):
+            iv = self.info(init.target).symbol
+        else:
+            return None
+        if iv.type.is_tile or iv.type.base not in ("int", "unsigned int", "long", "unsigned long"):
             return None
         if self.exits(s.body) & {"break", "return"}:
             return None
@@ -360,7 +367,10 @@ class IRGen(ExprLowering, CallLowering):
     def scf_for(self, s: ast.For, iv: Symbol, bound: ast.Expr, step: ast.Expr | None, negate: bool,
                 predicate: str) -> None:
         t = iv.type
-        self.declarator(s.init.declarators[0])
+        if isinstance(s.init, ast.Decl):
+            self.declarator(s.init.declarators[0])
+        else:
+            self.rvalue(s.init)
         lb = self.read(iv)
         ub = self.coerce(bound, t)
         with self.b.location(s.step.loc):
@@ -375,6 +385,13 @@ class IRGen(ExprLowering, CallLowering):
                     st = self.emit("arith.subi", [self.const(0, t), st], st.type)
         saved_loop, self.loop = self.loop, _Loop(None, Symbol("cont", BOOL, "flag"))
         syms = [x for x in self.carried([s.body]) if x is not iv]
+        # 'for (k = ...; ...)' on an outer k that is read elsewhere: carry k's value after the
+        # loop (the first one failing the condition) as 'iv + step' of the last trip.
+        final = None
+        if isinstance(s.init, ast.Assign) and self.references(iv, self.fn_body) > self.references(iv, s):
+            final = Symbol(iv.name, t, "flag")
+            self.env[final] = lb
+            syms.append(final)
         body = Block([t.ir()] + [x.type.ir() for x in syms], [iv.name] + [x.name for x in syms])
         op = self.b.create("scf.for", [lb, ub, st] + [self.read(x) for x in syms], [x.type.ir() for x in syms],
                            {"predicate": predicate}, [Region(body)])
@@ -385,12 +402,23 @@ class IRGen(ExprLowering, CallLowering):
         with self.b.insertion(body):
             self.env[self.loop.cont] = _Lazy(0, BOOL)
             self.block([s.body])
+            if final is not None:
+                with self.b.location(s.step.loc):
+                    self.env[final] = self.emit("arith.addi", [body.args[0], st], st.type)
             self.b.create("scf.yield", [self.read(x) for x in syms])
         self.env = saved
         for x, r in zip(syms, op.results):
             r.name = x.name
             self.env[x] = r
+        if final is not None:
+            self.env[iv] = self.env.pop(final)
         self.loop = saved_loop
+
+    def references(self, sym: Symbol, node: ast.Node) -> int:
+        """How many identifiers under ``node`` name ``sym``."""
+        exprs = self.sema.exprs
+        return sum(1 for n in node.walk() if isinstance(n, ast.Identifier)
+                   and id(n) in exprs and exprs[id(n)].symbol is sym)
 
     def while_loop(self, s: ast.For | ast.While | ast.DoWhile) -> None:
         if isinstance(s, ast.For) and s.init is not None:

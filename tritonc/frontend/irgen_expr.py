@@ -96,11 +96,12 @@ class ExprLowering:
 
     def set_var(self, sym: Symbol, v: Value) -> None:
         """Bind ``sym`` to ``v``, naming ``v`` after the variable and recording ``__multipleof``."""
-        if getattr(v, "op", None) is not None:
+        op = getattr(v, "op", None)
+        if op is not None:
             if v.name is None:
                 v.name = sym.name
-            if sym.multipleof:
-                v.op.attrs["multipleof"] = sym.multipleof
+            if sym.multipleof and not op.regions:
+                op.attrs["multipleof"] = sym.multipleof
         self.env[sym] = v
 
     # -- conversions ------------------------------------------------------------------------------
