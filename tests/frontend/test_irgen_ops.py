@@ -207,3 +207,15 @@ def test_null_pointer_constants_and_const_pointees():
     in_order(text, r"%p_1 = tt.addptr %p", r"(%\d+) = arith.constant \{value = 0\} : i64",
              r"%q = tt.int_to_ptr %\d+ : ptr<f32>", r"%q_1 = arith.select %\d+, %p_1, %\d+ : ptr<f32>",
              r"tt.ptr_to_int %q_1 : i64", r"scf.if")
+
+
+def test_conditional_between_two_loads_masks_both():
+    text = ir("void k(float *p, float *q, int n) {\n  int r[16] = 0 ... 16;\n"
+              "  *(p + r) = r < n ? *(p + r) : *(q + r);\n}\n")
+    in_order(text, r"(%\d+) = arith.cmpi %r, %\d+ \{predicate = \"slt\"\}", r"(%\d+) = arith.xori",
+             r"(%\d+) = tt.load %\d+, %\d+ : f32\[16\]", r"tt.load %\d+, %\d+, %\d+ : f32\[16\]")
+    p = np.arange(16, dtype=np.float32)
+    q = -np.arange(16, dtype=np.float32)
+    run("void k(float *p, float *q, int n) {\n  int r[16] = 0 ... 16;\n"
+        "  *(p + r) = r < n ? *(p + r) : *(q + r);\n}\n", "k", (1,), p, q, 5)
+    np.testing.assert_array_equal(p, np.where(np.arange(16) < 5, np.arange(16), -np.arange(16)))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import BOOL, CType, can_broadcast_to, convert_const, ir_int_value, wrap_int
-from tritonc.frontend.sema_info import ExprInfo, Symbol, has_effects, has_loads
+from tritonc.frontend.sema_info import ExprInfo, Symbol, has_effects, has_loads, is_deref
 from tritonc.ir.core import Value
 from tritonc.ir.types import I64, TileType, Type, tile_or_scalar
 
@@ -353,6 +353,8 @@ class ExprLowering:
             mask = self.coerce(e.cond, BOOL.with_shape(t.shape))
             if info.kind == "masked_else":
                 mask = self.not_(mask)
+            if is_deref(other):  # 'c ? *p : *q' reads each pointer only where it is selected
+                other = self.masked_load(other, None, self.not_(mask), t)
             return self.masked_load(deref, other, mask, t)
         if info.kind == "branch":
             c = self.coerce(e.cond, BOOL)
@@ -366,8 +368,9 @@ class ExprLowering:
         return self.emit("arith.select", [c, self.coerce(a, t), self.coerce(b, t)], t.ir())
 
     def masked_load(self, deref: ast.Expr, other: ast.Expr | Value | None, mask: Value, t: CType) -> Value:
-        """Load ``deref`` (``*p`` or ``*?(m) p``) of shape ``t.shape`` under ``mask``; masked-off
-        lanes take ``other`` converted to ``t`` (an AST node or a value already of type ``t``)."""
+        """Load ``deref`` (``*p`` or ``*?(m) p``) of shape ``t.shape`` under ``mask`` and convert it
+        to ``t``; masked-off lanes take ``other`` converted to ``t`` (an AST node or a value
+        already of type ``t``), or are undefined without it."""
         shape = t.shape
         if isinstance(deref, ast.MaskedDeref):
             extra = self.coerce(deref.mask, BOOL.with_shape(self.info(deref.mask).type.shape))
@@ -379,7 +382,7 @@ class ExprLowering:
         p = self.reshape(self.rvalue(ptr_node), pt.shape, shape)
         loaded_t = pt.pointee.with_shape(shape)
         if other is None:
-            return self.emit("tt.load", [p, mask], loaded_t.ir())
+            return self.convert(self.emit("tt.load", [p, mask], loaded_t.ir()), loaded_t, t)
         other_v = other if isinstance(other, Value) else self.coerce(other, t)
         if loaded_t.element == t.element:
             return self.emit("tt.load", [p, mask, other_v], t.ir())

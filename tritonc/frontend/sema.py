@@ -124,10 +124,10 @@ class Sema(ExprChecker, CallChecker):
         if not t.is_integer or t.is_tile:
             raise self.error(f"tunable '{d.name}' must have an integer type, not '{t}'", d.type.loc)
         candidates = [self.const_int(c, "tunable candidate") for c in d.candidates]
-        if d.name in self.tunables:
+        if d.override is not None and _int_text(d.override) is not None:
+            value = _int_text(d.override)  # '-D TM=128': the uses already read 128
+        elif d.name in self.tunables:
             value = int(self.tunables[d.name])
-        elif d.override is not None and _int_text(d.override) is not None:
-            value = _int_text(d.override)
         elif candidates:
             value = candidates[0]
         else:

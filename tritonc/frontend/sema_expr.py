@@ -24,14 +24,10 @@ from tritonc.frontend import ast
 from tritonc.frontend.ctype import (BOOL, INT, LONG, VOID, CType, bitcast_const, broadcast_shapes,
                                     can_broadcast_to, common_base, convert_const, fits, fold_binary,
                                     format_shape, int_literal_base, promote, round_float, wrap_int)
-from tritonc.frontend.sema_info import ExprInfo, has_effects, has_loads
+from tritonc.frontend.sema_info import ExprInfo, has_effects, has_loads, is_deref
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _REDUCE_COMBINE = {"+": "add", "max": "max", "min": "min"}
-
-
-def _is_deref(e: ast.Expr) -> bool:
-    return isinstance(e, ast.MaskedDeref) or (isinstance(e, ast.Unary) and e.op == "*")
 
 
 def _double_literal_text(e: ast.Expr) -> str | None:
@@ -112,7 +108,7 @@ class ExprChecker:
                 raise self.error(f"cannot assign to variable '{sym.name}' with const-qualified type "
                                  f"'const {sym.type}'", target.loc)
             return info
-        if _is_deref(target):
+        if is_deref(target):
             return self.value(target)
         raise self.error("expression is not assignable", target.loc)
 
@@ -317,9 +313,9 @@ class ExprChecker:
         t, f = self.value(e.then), self.value(e.otherwise)
         elem = self.common_value_type((e.then, t), (e.otherwise, f), e.loc)
         shape = self.broadcast(e.loc, c.type, t.type, f.type)
-        if _is_deref(e.then) and not has_effects(e.otherwise):
+        if is_deref(e.then) and not has_effects(e.otherwise):
             kind = "masked_then"
-        elif _is_deref(e.otherwise) and not has_effects(e.then):
+        elif is_deref(e.otherwise) and not has_effects(e.then):
             kind = "masked_else"
         elif not c.type.is_tile and any(has_effects(x) or has_loads(x) for x in (e.then, e.otherwise)):
             kind = "branch"

@@ -4,7 +4,7 @@ These plain data classes are what :mod:`tritonc.frontend.sema` produces and
 :mod:`tritonc.frontend.irgen` consumes. Facts about AST nodes are kept in dicts keyed by
 ``id(node)`` (AST nodes are mutable dataclasses, not hashable); the AST outlives the result,
 so the ids stay valid. The helpers :func:`has_effects` and :func:`has_loads` classify
-expressions for short-circuit and ``?:`` lowering.
+expressions for short-circuit and ``?:`` lowering; :func:`is_deref` recognises loads.
 """
 from __future__ import annotations
 
@@ -106,6 +106,11 @@ def has_effects(e: ast.Node) -> bool:
         if isinstance(n, ast.Call) and n.name not in PURE_BUILTINS:
             return True
     return False
+
+
+def is_deref(e: ast.Expr) -> bool:
+    """Whether ``e`` is a load: ``*p`` or ``*?(m) p``."""
+    return isinstance(e, ast.MaskedDeref) or (isinstance(e, ast.Unary) and e.op == "*")
 
 
 def has_loads(e: ast.Node) -> bool:
