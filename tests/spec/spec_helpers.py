@@ -240,7 +240,7 @@ def check_frontend(rule: Rule) -> None:
     """Parse and sema accept the program; warnings and declared types are as expected."""
     opts = rule.compile_options()
     diag = DiagnosticSink()
-    tu = parse(rule.src, "<source>", defines=opts.defines, sink=diag)
+    tu = parse(rule.src, "<source>", defines=opts.defines, include_dirs=opts.include_dirs, sink=diag)
     tunables = {k: v[0] for k, v in opts.tune.items()}
     result = analyze(tu, tunables=tunables, diag=diag)
     if rule.warnings is not None:
