@@ -265,7 +265,10 @@ class IRGen(ExprLowering, CallLowering):
                 self.if_stmt(s, [])
             elif isinstance(s, ast.For):
                 canon = self.canonical_for(s)
-                self.scf_for(s, *canon) if canon else self.while_loop(s)
+                if canon is not None:
+                    self.scf_for(s, *canon)
+                else:
+                    self.while_loop(s)
             elif isinstance(s, (ast.While, ast.DoWhile)):
                 self.while_loop(s)
             elif isinstance(s, (ast.Break, ast.Continue)):

@@ -244,7 +244,8 @@ class ExprLowering:
         old = self.read_ref(ref)
         t = ref.type
         if t.is_pointer:
-            new = self.emit("tt.addptr", [old, self.const(1 if op == "++" else -1, CType("int", shape=t.shape))], old.type)
+            one = self.const(1 if op == "++" else -1, CType("int", shape=t.shape))
+            new = self.emit("tt.addptr", [old, one], old.type)
         else:
             name = ("add" if op == "++" else "sub") + ("f" if t.is_float else "i")
             new = self.emit("arith." + name, [old, self.const(1, t)], old.type)

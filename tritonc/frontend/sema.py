@@ -178,7 +178,8 @@ class Sema(ExprChecker, CallChecker):
                                      f"argument, got {n}", a.arg.loc)
                 if a.name == "multipleof":
                     if not (t.is_integer or t.is_pointer):
-                        raise self.error(f"'{a.spelling}' applies to integer or pointer parameters; '{p.name}' has type '{t}'", a.loc)
+                        raise self.error(f"'{a.spelling}' applies to integer or pointer parameters; "
+                                         f"'{p.name}' has type '{t}'", a.loc)
                     sym.multipleof = n
                 out[a.name] = n
             else:
@@ -222,8 +223,8 @@ class Sema(ExprChecker, CallChecker):
             cycle = path(callee, caller, set())
             if cycle is not None:
                 chain = " -> ".join([caller] + cycle)
-                raise self.error(f"recursive call to device function '{callee}'", loc,
-                                 [Diagnostic("note", f"call cycle: {chain}", loc)] if len(cycle) > 1 or callee != caller else None)
+                notes = [Diagnostic("note", f"call cycle: {chain}", loc)] if callee != caller else None
+                raise self.error(f"recursive call to device function '{callee}'", loc, notes)
 
     # -- statements -----------------------------------------------------------------------------
     def stmt(self, s: ast.Stmt) -> None:

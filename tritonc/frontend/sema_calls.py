@@ -167,7 +167,8 @@ class CallChecker:
                     raise self.error(f"permutation uses axis {k} twice", a.loc)
                 order.append(k)
             if len(order) != rank:
-                raise self.error(f"'{spelling}' needs a permutation of all {rank} axes of '{t}', got {len(order)}", e.loc)
+                raise self.error(f"'{spelling}' needs a permutation of all {rank} axes of '{t}', "
+                                 f"got {len(order)}", e.loc)
         return ExprInfo(t.with_shape(tuple(t.shape[k] for k in order)), kind="trans", detail=order)
 
     def atomic(self, e: ast.Call, name: str, spelling: str) -> ExprInfo:

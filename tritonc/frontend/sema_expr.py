@@ -287,7 +287,8 @@ class ExprChecker:
         """Type ``a @ b``: ``[M,K,B...] @ [K,N,B...] -> [M,N,B...]``; detail = (input, result) bases."""
         for t, side in ((at, "left"), (bt, "right")):
             if len(t.shape) < 2:
-                raise self.error(f"matrix product needs tiles of rank 2 or more; the {side} operand has type '{t}'", loc)
+                raise self.error(f"matrix product needs tiles of rank 2 or more; the {side} operand "
+                                 f"has type '{t}'", loc)
             if not t.is_arith or t.is_bool:
                 raise self.error(f"matrix product of '{t}' is not supported", loc)
         if len(at.shape) != len(bt.shape):
