@@ -117,4 +117,6 @@ def test_matmul_4x4_grid_k256_is_fast():
     run_function(m, "matmul", (4, 4), [a, b, c, M, N, K, K, N, N])
     elapsed = time.perf_counter() - start
     np.testing.assert_allclose(c.astype(np.float32), reference(a, b).astype(np.float32), rtol=2e-3, atol=2e-3)
-    assert elapsed < 1.0, f"matmul took {elapsed:.2f} s"
+    # About 0.07 s on an idle 2-core machine; the bound leaves room for a loaded CI machine
+    # (parallel test workers) while still catching a per-element (non-vectorised) evaluator.
+    assert elapsed < 5.0, f"matmul took {elapsed:.2f} s"
