@@ -219,3 +219,11 @@ def test_conditional_between_two_loads_masks_both():
     run("void k(float *p, float *q, int n) {\n  int r[16] = 0 ... 16;\n"
         "  *(p + r) = r < n ? *(p + r) : *(q + r);\n}\n", "k", (1,), p, q, 5)
     np.testing.assert_array_equal(p, np.where(np.arange(16) < 5, np.arange(16), -np.arange(16)))
+
+
+def test_predicated_compound_store_reads_under_the_mask():
+    src = "void k(float *p, int n) {\n  int r[16] = 0 ... 16;\n  @(r < n) *(p + r) += 1;\n}\n"
+    in_order(ir(src), r"(%\d+) = tt.load %\d+, %\d+ : f32\[16\]", r"arith.addf", r"tt.store %\d+, %\d+, %\d+\n")
+    p = np.zeros(5, np.float32)
+    run(src, "k", (1,), p, 5)  # lanes 5..15 are out of bounds and must be neither read nor written
+    np.testing.assert_array_equal(p, np.ones(5))

@@ -84,8 +84,7 @@ class CallLowering:
             mt = self.info(e.args[2]).type
             mask = self.reshape(self.coerce(e.args[2], BOOL.with_shape(mt.shape)), mt.shape, shape)
         if pred is not None:
-            pm = self.reshape(pred[0], pred[1], shape)
-            mask = pm if mask is None else self.emit("arith.andi", [mask, pm], mask.type)
+            mask = self.and_masks(mask, self.reshape(pred[0], pred[1], shape))
         return self.emit("tt.atomic_rmw", [p, val] + ([mask] if mask is not None else []), t.ir(), kind=info.detail)
 
     def device_call(self, e: ast.Call, info: ExprInfo) -> Value | None:

@@ -404,44 +404,46 @@ class ExprLowering:
             return LRef(info.type, ptr=p, mask=m)
         return LRef(info.type, ptr=self.rvalue(target.operand))
 
-    def read_ref(self, ref: LRef) -> Value:
+    def read_ref(self, ref: LRef, pm: Value | None = None) -> Value:
+        """Read ``ref``; a memory read is masked by the predicate mask ``pm`` too (if given)."""
         if ref.sym is not None:
             return self.read(ref.sym)
-        return self.emit("tt.load", [ref.ptr] + ([ref.mask] if ref.mask is not None else []), ref.type.ir())
+        mask = self.and_masks(ref.mask, pm)
+        return self.emit("tt.load", [ref.ptr] + ([mask] if mask is not None else []), ref.type.ir())
 
-    def write_ref(self, ref: LRef, v: Value, pred: tuple[Value, tuple[int, ...]] | None) -> None:
-        """Store ``v`` (already of ``ref.type``) into ``ref``, under ``pred`` if given."""
-        shape = ref.type.shape
-        pm = self.reshape(pred[0], pred[1], shape) if pred is not None else None
+    def write_ref(self, ref: LRef, v: Value, pm: Value | None) -> None:
+        """Store ``v`` (already of ``ref.type``) into ``ref``, only where the predicate mask ``pm``
+        (of ``ref``'s shape, if given) holds."""
         if ref.sym is not None:
             if pm is not None:
                 v = self.emit("arith.select", [pm, v, self.read(ref.sym)], v.type)
             self.set_var(ref.sym, v)
             return
-        mask = ref.mask
-        if pm is not None:
-            mask = pm if mask is None else self.emit("arith.andi", [mask, pm], mask.type)
+        mask = self.and_masks(ref.mask, pm)
         self.b.create("tt.store", [ref.ptr, v] + ([mask] if mask is not None else []))
+
+    def and_masks(self, a: Value | None, b: Value | None) -> Value | None:
+        if a is None or b is None:
+            return a if b is None else b
+        return self.emit("arith.andi", [a, b], a.type)
 
     def _lower_Assign(self, e: ast.Assign, info: ExprInfo) -> Value:
         pred = self.take_predicate()
         ref = self.lref(e.target)
         t = ref.type
+        pm = self.reshape(pred[0], pred[1], t.shape) if pred is not None else None
         if e.op == "=":
-            if pred is not None and ref.sym is not None and isinstance(e.value, (ast.Unary, ast.MaskedDeref)) \
-                    and (isinstance(e.value, ast.MaskedDeref) or e.value.op == "*") \
-                    and self.info(e.value).type == t:
+            if pm is not None and ref.sym is not None and is_deref(e.value) and self.info(e.value).type == t:
                 # '@m a = *pa;' keeps the old value of 'a' where 'm' is false.
-                mask = self.reshape(pred[0], pred[1], t.shape)
-                v = self.masked_load(e.value, self.read(ref.sym), mask, t)
+                v = self.masked_load(e.value, self.read(ref.sym), pm, t)
                 self.set_var(ref.sym, v)
                 return v
             v = self.coerce(e.value, t)
         else:
             b = info.detail
-            v = self.binary_op(e.op[:-1], b, (self.read_ref(ref), t), e.value)
+            v = self.binary_op(e.op[:-1], b, (self.read_ref(ref, pm), t), e.value)
             v = self.convert(v, b.type, t)
-        self.write_ref(ref, v, pred)
+        self.write_ref(ref, v, pm)
         return v
 
     # -- subscripts, casts ------------------------------------------------------------------------
