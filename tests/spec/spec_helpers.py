@@ -75,6 +75,7 @@ class Rule:
         check: ``(outputs, inputs) -> None`` with asserts of its own (for anything else).
         ir: FileCheck directives on the frontend IR.
         ttir: FileCheck directives on the optimised tt IR.
+        ptx: FileCheck directives on the PTX (each arch; ``{arch}`` is replaced by it).
         types: declared name -> C type spelling (``'float[16, 8]'``, ``'unsigned int'``).
         warnings: substrings, one per expected warning (in order); ``None`` = not checked,
             ``[]`` = no warning at all.
@@ -94,6 +95,7 @@ class Rule:
     check: Callable[[list, list], None] | None = None
     ir: str | None = None
     ttir: str | None = None
+    ptx: str | None = None
     types: dict[str, str] | None = None
     warnings: list[str] | None = None
     defines: dict[str, str] | None = None
@@ -242,6 +244,11 @@ def check_frontend(rule: Rule) -> None:
     diag = DiagnosticSink()
     tu = parse(rule.src, "<source>", defines=opts.defines, include_dirs=opts.include_dirs, sink=diag)
     tunables = {k: v[0] for k, v in opts.tune.items()}
+    declared = {d.name for d in tu.tunables}
+    macros = {k: str(v) for k, v in tunables.items() if k not in declared and k not in opts.defines}
+    if macros:  # --tune NAME=... for a name that is not a 'const tunable' is a macro (as the driver does)
+        diag = DiagnosticSink()
+        tu = parse(rule.src, "<source>", defines={**opts.defines, **macros}, include_dirs=opts.include_dirs, sink=diag)
     result = analyze(tu, tunables=tunables, diag=diag)
     if rule.warnings is not None:
         got = [w.message for w in diag.warnings]
@@ -297,6 +304,8 @@ def check_codegen(rule: Rule, arch: str) -> None:
     assert kernels
     for k in kernels:
         assert f".entry {k}(" in ptx, f"no .entry for kernel {k}"
+    if rule.ptx:
+        filecheck(ptx, rule.ptx.replace("{arch}", arch))
     cubin = comp.cubin
     assert cubin[:4] == b"\x7fELF"
 
