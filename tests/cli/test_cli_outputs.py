@@ -1,0 +1,313 @@
+"""What ``tritonc`` writes: output kinds and names, stdout, the informational options, the
+options that change what is compiled, stdin input and atomic writes."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import ELF_MAGIC, EXAMPLES_DIR, leftovers, tritonc, tritonc_process
+from tritonc import __version__
+from tritonc.driver import TT_PIPELINE, TTG_PIPELINE
+from tritonc.launcher.signature import parse_signature_lines
+
+VECTOR_ADD = EXAMPLES_DIR / "vector_add.tri"
+MATMUL = EXAMPLES_DIR / "matmul.tri"
+REDUCE = EXAMPLES_DIR / "reduce.tri"
+
+#: A quick look at each output kind: does the text (or the bytes) look like that kind?
+LOOKS_LIKE = {
+    "cubin": lambda data: data[:4] == ELF_MAGIC,
+    "ptx": lambda data: b".target sm_90" in data and b".entry vector_add" in data,
+    "llir": lambda data: b'target triple = "nvptx64-nvidia-cuda"' in data and b"define ptx_kernel" in data,
+    "ttir": lambda data: data.startswith(b"module") and b"tt.func @vector_add" in data and b"#blocked" not in data,
+    "ttgir": lambda data: b"#ttg.blocked<" in data and b"tt.func @vector_add" in data,
+    "header": lambda data: b"#include <cuda.h>" in data and b"tritonc_vector_add_cubin[" in data,
+    "py": lambda data: b"def vector_add(" in data and b"_CUBIN" in data,
+}
+SUFFIXES = {"cubin": ".cubin", "ptx": ".ptx", "llir": ".ll", "ttir": ".ttir", "ttgir": ".ttgir",
+            "header": ".h", "py": ".py"}
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def files_in(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+def ok(*args, **kw):
+    run = tritonc(*args, **kw)
+    assert run.status == 0, run.output
+    return run
+
+
+# ----------------------------------------------------------------------------- output files
+
+def test_matmul_to_cubin_in_a_new_folder(in_tmp):
+    run = ok(MATMUL, "-o", "OUT/matmul.cubin")
+    assert run.stdout == "" and run.stderr == ""
+    data = (in_tmp / "OUT" / "matmul.cubin").read_bytes()
+    assert data[:4] == ELF_MAGIC and len(data) > 1000
+    assert files_in(in_tmp) == ["OUT/matmul.cubin"]
+
+
+def test_several_kinds_next_to_the_base_name(in_tmp):
+    ok(VECTOR_ADD, "--emit=ptx,header,py", "-o", "build/va")
+    assert files_in(in_tmp) == ["build/va.h", "build/va.ptx", "build/va.py"]
+    for kind in ("ptx", "header", "py"):
+        assert LOOKS_LIKE[kind]((in_tmp / "build" / f"va{SUFFIXES[kind]}").read_bytes()), kind
+
+
+def test_several_kinds_with_a_suffixed_base_name(in_tmp):
+    """-o va.cubin --emit=cubin,ptx: the known suffix is dropped from the base name."""
+    ok(VECTOR_ADD, "--emit=cubin,ptx", "-o", "va.cubin")
+    assert files_in(in_tmp) == ["va.cubin", "va.ptx"]
+
+
+def test_all_kinds_at_once(in_tmp):
+    ok(VECTOR_ADD, "--emit=" + ",".join(SUFFIXES), "-o", "all")
+    assert files_in(in_tmp) == sorted(f"all{s}" for s in SUFFIXES.values())
+    for kind, suffix in SUFFIXES.items():
+        assert LOOKS_LIKE[kind]((in_tmp / f"all{suffix}").read_bytes()), kind
+
+
+@pytest.mark.parametrize("kind", SUFFIXES)
+def test_kind_from_the_output_suffix(in_tmp, kind):
+    name = "out" + SUFFIXES[kind]
+    ok(VECTOR_ADD, "-o", name)
+    assert files_in(in_tmp) == [name]
+    assert LOOKS_LIKE[kind]((in_tmp / name).read_bytes())
+
+
+def test_unknown_suffix_means_cubin(in_tmp):
+    ok(VECTOR_ADD, "-o", "kernel.bin")
+    assert (in_tmp / "kernel.bin").read_bytes()[:4] == ELF_MAGIC
+
+
+def test_emit_overrides_the_suffix(in_tmp):
+    ok(VECTOR_ADD, "--emit=ptx", "-o", "va.cubin")
+    assert LOOKS_LIKE["ptx"]((in_tmp / "va.cubin").read_bytes())
+
+
+def test_default_output_name_is_the_source_stem_in_cwd(in_tmp):
+    ok(VECTOR_ADD)
+    ok(VECTOR_ADD, "--emit=ptx,ttir")
+    assert files_in(in_tmp) == ["vector_add.cubin", "vector_add.ptx", "vector_add.ttir"]
+
+
+def test_output_files_have_the_usual_mode(in_tmp):
+    old = os.umask(0o022)
+    try:
+        ok(VECTOR_ADD, "--emit=ptx,cubin", "-o", "va")
+    finally:
+        os.umask(old)
+    assert {(in_tmp / f).stat().st_mode & 0o777 for f in ("va.ptx", "va.cubin")} == {0o644}
+
+
+# ----------------------------------------------------------------------------- standard output
+
+def test_dash_o_dash_prints_text(in_tmp):
+    run = ok(VECTOR_ADD, "--emit=ttir", "-o", "-")
+    assert LOOKS_LIKE["ttir"](run.stdout_bytes)
+    assert run.stderr == ""
+    assert files_in(in_tmp) == []
+
+
+def test_dash_o_dash_kind_from_emit_only(in_tmp):
+    """'-o -' has no suffix: without --emit it is the cubin, as bytes on stdout."""
+    run = ok(VECTOR_ADD, "-o", "-")
+    assert run.stdout_bytes[:4] == ELF_MAGIC
+    assert files_in(in_tmp) == []
+
+
+# ----------------------------------------------------------------------------- information
+
+def test_version():
+    run = ok("--version")
+    assert run.stdout == f"tritonc, version {__version__}\n"
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_shows_usage_options_and_examples(flag):
+    text = ok(flag).stdout
+    assert text.startswith("Usage: tritonc [OPTIONS] SOURCE")
+    for option in ("-o, --output", "--emit", "-D NAME[=VALUE]", "-I DIR", "--tune", "--kernel", "--num-warps",
+                   "--num-stages", "--arch", "--print-ir-after", "--print-ir-after-all", "--time-passes", "--version"):
+        assert option in text, option
+    assert "Examples:" in text
+    assert "  tritonc matmul.tri -o matmul.cubin" in text
+    assert "tritonc matmul.tri -o build/matmul --emit=cubin,ptx,header,py" in text
+
+
+def test_help_needs_no_source():
+    assert tritonc_process("--help").status == 0
+
+
+# ----------------------------------------------------------------------------- debugging output
+
+FOLDS = "void k(int *p) {\n  int r[16] = 0 ... 16;\n  *(p + r) = (r + 0) * 1;\n}\n"
+
+
+def dumps(stderr: str) -> list[tuple[str, str]]:
+    """``(pass name, dumped text)`` for each IR dump in ``stderr``."""
+    parts = re.split(r"^// -----// IR Dump After (\S+) //----- //\n", stderr, flags=re.M)
+    return list(zip(parts[1::2], parts[2::2]))
+
+
+def test_print_ir_after_one_pass(in_tmp):
+    (in_tmp / "k.tri").write_text(FOLDS)
+    run = ok("k.tri", "--print-ir-after=canonicalize", "--emit=ttir", "-o", "-")
+    shown = dumps(run.stderr)
+    assert [name for name, _ in shown] == ["canonicalize"] * TT_PIPELINE.count("canonicalize")
+    first = shown[0][1]
+    assert "tt.func @k" in first and "arith.muli" not in first and "arith.addi" not in first
+    assert run.stdout.startswith("module")  # the dumps do not go to stdout
+    assert "IR Dump" not in run.stdout
+
+
+def test_print_ir_after_all(in_tmp):
+    run = ok(VECTOR_ADD, "--print-ir-after-all", "--emit=ttgir", "-o", "va.ttgir")
+    assert [name for name, _ in dumps(run.stderr)] == list(TT_PIPELINE + TTG_PIPELINE)
+    assert run.stdout == ""
+    assert files_in(in_tmp) == ["va.ttgir"]
+
+
+def test_print_ir_after_repeated(in_tmp):
+    run = ok(VECTOR_ADD, "--print-ir-after", "cse", "--print-ir-after", "assign-layouts", "--emit=ttgir", "-o", "-")
+    names = [name for name, _ in dumps(run.stderr)]
+    assert names == [n for n in TT_PIPELINE + TTG_PIPELINE if n in ("cse", "assign-layouts")]
+    (layouts,) = [text for name, text in dumps(run.stderr) if name == "assign-layouts"]
+    assert "#ttg.blocked<" in layouts
+
+
+def test_time_passes_prints_a_table(in_tmp):
+    run = ok(VECTOR_ADD, "--time-passes", "--emit=ttir", "-o", "va.ttir")
+    lines = run.stderr.splitlines()
+    assert any("Pass execution timing report" in line for line in lines)
+    rows = [m.group(1) for m in (re.match(r"\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S.*)$", line) for line in lines) if m]
+    assert rows == [*TT_PIPELINE, "(verify)", "Total"]
+    assert run.stdout == ""
+
+
+# ----------------------------------------------------------------------------- what is compiled
+
+@pytest.mark.parametrize("kernel, other", [("row_sum", "col_sum"), ("col_sum", "row_sum")])
+def test_kernel_selects_one_of_a_multi_kernel_file(in_tmp, kernel, other):
+    ok(REDUCE, "--kernel", kernel, "--emit=ttir,header,py", "-o", "r")
+    ttir = (in_tmp / "r.ttir").read_text()
+    assert f"tt.func @{kernel}(" in ttir and f"@{other}" not in ttir
+    assert [k["name"] for k in parse_signature_lines((in_tmp / "r.h").read_text())] == [kernel]
+    assert [k["name"] for k in parse_signature_lines((in_tmp / "r.py").read_text())] == [kernel]
+
+
+def test_without_kernel_every_kernel_is_compiled(in_tmp):
+    ok(REDUCE, "--emit=header", "-o", "r.h")
+    assert [k["name"] for k in parse_signature_lines((in_tmp / "r.h").read_text())] == ["row_sum", "col_sum"]
+
+
+def test_define_sets_a_macro(in_tmp):
+    run = ok(VECTOR_ADD, "-D", "BLOCK=256", "--emit=ttir", "-o", "-")
+    assert "tt.make_range {end = 256, start = 0} : i32[256]" in run.stdout
+    assert "1024" not in run.stdout
+
+
+def test_define_without_value_and_with_commas(in_tmp):
+    """-D NAME is '#define NAME 1'; a value may hold commas (a subscript's entries)."""
+    (in_tmp / "k.tri").write_text(
+        "#ifdef DOUBLE\n#define F 2\n#else\n#define F 1\n#endif\n"
+        "void k(float *p) {\n  float x[8, 16] = 0;\n  *(p + (0 ... 8)) = x[RED] * F;\n}\n")
+    run = ok("k.tri", "-D", "DOUBLE", "-D", "RED=:,+", "--emit=ttir", "-o", "-")
+    assert "tt.reduce" in run.stdout and "axis = 1" in run.stdout
+
+
+def test_define_is_recorded_in_the_launchers(in_tmp):
+    ok(VECTOR_ADD, "-D", "BLOCK=256", "--emit=header,py", "-o", "va")
+    for name in ("va.h", "va.py"):
+        (meta,) = parse_signature_lines((in_tmp / name).read_text())
+        assert meta["defines"] == {"BLOCK": "256"}
+
+
+def test_include_dir(in_tmp):
+    (in_tmp / "inc").mkdir()
+    (in_tmp / "inc" / "config.h").write_text(
+        "#define BLOCK 128\n__device__ float[BLOCK] twice(float x[BLOCK]) {\n  return x * 2.0f;\n}\n")
+    (in_tmp / "src").mkdir()
+    (in_tmp / "src" / "k.tri").write_text(
+        '#include "config.h"\nvoid k(float *p) {\n  int r[BLOCK] = 0 ... BLOCK;\n  *(p + r) = twice(*(p + r));\n}\n')
+    run = ok("src/k.tri", "-I", "inc", "--emit=ttir", "-o", "-")
+    assert "i32[128]" in run.stdout and "arith.mulf" in run.stdout and "tt.call" not in run.stdout
+    assert tritonc("src/k.tri", "--emit=ttir", "-o", "-").status == 1  # not found without -I
+
+
+def test_tune_compiles_the_first_candidate_of_a_tunable(in_tmp):
+    run = ok(MATMUL, "--tune", "TM=128,64", "--emit=ttir", "-o", "-")
+    assert "tt.make_range {end = 128, start = 0} : i32[128]" in run.stdout  # rm: TM = 128
+    assert "f32[128,64]" in run.stdout  # acc: TM x TN, TN from its own list
+
+
+def test_tune_of_a_macro(in_tmp):
+    run = ok(VECTOR_ADD, "--tune", "BLOCK=512,1024", "--emit=ttir", "-o", "-")
+    assert "i32[512]" in run.stdout and "1024" not in run.stdout
+
+
+def test_define_beats_tune(in_tmp):
+    run = ok(MATMUL, "-D", "TM=64", "--tune", "TM=128", "--emit=ttir", "-o", "-")
+    assert "i32[64]" in run.stdout and "i32[128]" not in run.stdout
+
+
+def test_arch_and_num_warps_reach_the_ptx(in_tmp):
+    run = ok(VECTOR_ADD, "--arch", "sm_80", "--num-warps", "8", "--emit=ptx", "-o", "-")
+    assert ".target sm_80" in run.stdout
+    assert re.search(r"\.maxntid 256\b", run.stdout)
+
+
+# ----------------------------------------------------------------------------- standard input
+
+def test_stdin_source(in_tmp):
+    run = ok("-", "--emit=ttir", "-o", "-", input=VECTOR_ADD.read_text())
+    assert LOOKS_LIKE["ttir"](run.stdout_bytes)
+
+
+def test_stdin_source_default_output_name(in_tmp):
+    ok("-", input=VECTOR_ADD.read_text())
+    assert files_in(in_tmp) == ["a.cubin"]
+
+
+def test_stdin_through_the_installed_command(tmp_path):
+    run = tritonc_process("-", "--emit=ptx", "-o", "-", input=VECTOR_ADD.read_bytes(), cwd=tmp_path)
+    assert run.status == 0, run.stderr
+    assert LOOKS_LIKE["ptx"](run.stdout_bytes)
+
+
+# ----------------------------------------------------------------------------- atomic writes
+
+def test_failing_compile_leaves_an_existing_output_untouched(in_tmp):
+    ok(VECTOR_ADD, "-o", "va.cubin")
+    before = (in_tmp / "va.cubin").read_bytes()
+    stamp = (in_tmp / "va.cubin").stat().st_mtime_ns
+    (in_tmp / "bad.tri").write_text("void vector_add(float *p) {\n  *p = x;\n}\n")
+    assert tritonc("bad.tri", "-o", "va.cubin").status == 1
+    assert (in_tmp / "va.cubin").read_bytes() == before
+    assert (in_tmp / "va.cubin").stat().st_mtime_ns == stamp
+    assert leftovers(in_tmp) == []
+
+
+def test_failing_compile_leaves_every_existing_output_untouched(in_tmp):
+    ok(VECTOR_ADD, "--emit=ptx,header", "-o", "va")
+    before = {f: (in_tmp / f).read_bytes() for f in ("va.ptx", "va.h")}
+    assert tritonc(VECTOR_ADD, "-D", "BLOCK=48", "--emit=ptx,header", "-o", "va").status == 1
+    assert {f: (in_tmp / f).read_bytes() for f in before} == before
+    assert files_in(in_tmp) == ["va.h", "va.ptx"]
+
+
+def test_successful_compile_replaces_the_output(in_tmp):
+    (in_tmp / "va.ptx").write_text("old\n")
+    ok(VECTOR_ADD, "-o", "va.ptx")
+    assert LOOKS_LIKE["ptx"]((in_tmp / "va.ptx").read_bytes())
+    assert files_in(in_tmp) == ["va.ptx"]
