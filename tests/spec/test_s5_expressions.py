@@ -692,6 +692,36 @@ __global__ void k(float *Buf, float *Out) {
 }""", args=lambda: [zeros(128), zeros(128)], expect=lambda a: {1: np.arange(127, -1, -1)},
          ir="CHECK: tt.store\nCHECK-NEXT: gpu.barrier\nCHECK: tt.load", gpu=True),
 
+    # ---------------------------------------------------------------- paper-era built-ins
+    Rule("paper_era_builtins", IDX + """
+__global__ void k(float *X, float *Out, int *I) {
+  int pid = get_range_id(0);
+  int np = get_num_program(0);
+  int g[8] = get_global_range[8](0);
+  fp32 x[8, 4] = *(X + g[:, newaxis] * 4 + (0 ... 4)[newaxis, :]);
+  float *o = Out + pid * 176;
+  *(o + (0 ... 8)) = __sum(x, 1);
+  *(o + 8 + IDX2(4, 8)) = __reshape(x, 4, 8);
+  *(o + 40 + IDX2(4, 8)) = trans(x);
+  *(o + 72 + IDX2(4, 8)) = trans(x, 1, 0);
+  fp32 d[8, 8] = dot(x, trans(x));
+  *(o + 104 + IDX2(8, 8)) = dot(x, trans(x), d);
+  *(o + 168 + (0 ... 8)) = sqrt(__sum(x, 1) * __sum(x, 1));
+  __atomic_add(I, 1);
+  __atomic_cas(I + 1 + pid, 0, pid + 5);
+  __atomic_exch(I + 3 + pid, np);
+  __atomic_exchg(I + 5 + pid, 7);
+  f32_atomic_add(Out + 352, 1.0f);
+}""", grid=2, args=fixed(randn(16, 4), zeros(353), zeros(7, dtype=i32)),
+         expect=lambda a: {1: np.concatenate([_paper_ref(a[0][8 * p:8 * p + 8].astype(f64)) for p in range(2)] + [[2]]),
+                           2: [2, 5, 6, 2, 2, 7, 7]}, rtol=1e-5, atol=1e-5,
+         ir='CHECK: %pid = tt.get_program_id {axis = 0}\nCHECK: %np = tt.get_num_programs {axis = 0}\n'
+            'CHECK: tt.get_program_id {axis = 0}\nCHECK: tt.make_range {end = 8, start = 0}\nCHECK: %g = arith.addi\n'
+            'CHECK: tt.reduce %x {axis = 1, combine = "addf"}\nCHECK: tt.reshape %x : f32[4,8]\n'
+            'CHECK: tt.trans %x {order = [1, 0]}\nCHECK: tt.trans %x {order = [1, 0]}\nCHECK: tt.dot\nCHECK: tt.dot\n'
+            'CHECK: math.sqrt\nCHECK: {kind = "add"}\nCHECK: tt.atomic_cas\nCHECK: {kind = "xchg"}\nCHECK: {kind = "xchg"}\n'
+            'CHECK: {kind = "fadd"}', gpu=True, gpu_rtol=1e-5, gpu_atol=1e-5),
+
     # ---------------------------------------------------------------- program ids
     Rule("program_ids_and_counts_3d", """
 __global__ void k(int *Out) {
@@ -710,6 +740,11 @@ def _scatter(idx, vals):
     out = np.zeros(16, np.float32)
     out[idx] = vals
     return out
+
+
+def _paper_ref(x):
+    s = x.sum(1)
+    return np.concatenate([s, x.reshape(-1), x.T.reshape(-1), x.T.reshape(-1), (2 * x @ x.T).reshape(-1), np.abs(s)])
 
 
 def _math_ref(x):
