@@ -4,11 +4,14 @@
 
     python -m tritonc.tools.opt FILE.ttir --passes=canonicalize,cse [-o OUT]
         [--print-ir-after=NAME[,NAME...]] [--print-ir-after-all] [--time-passes] [--no-verify-each]
+        [--print-analysis=NAME]
 
 Reads a module (``-`` for stdin), verifies it, runs the passes through a
 :class:`~tritonc.passes.PassManager` (verifying after each one unless ``--no-verify-each``)
 and prints the result (to stdout, or atomically to ``-o FILE``). IR dumps and the timing
-table go to stderr. ``--list-passes`` prints the registered passes.
+table go to stderr. ``--list-passes`` prints the registered passes. ``--print-analysis=NAME``
+(``axis-info``) prints the result with the facts of that analysis as a comment after each op
+(``tritonc.analysis.PRINTABLE_ANALYSES``), for the analysis FileCheck tests.
 
 Exit status: 0 success; 1 bad input (IR that does not parse or verify, printed as
 ``FILE:line:col: error: ...``); 2 bad usage (unknown pass or option); 3 internal compiler error.
@@ -50,6 +53,7 @@ def _argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-passes", action="store_true", help="print the wall time of each pass")
     p.add_argument("--no-verify-each", dest="verify_each", action="store_false", help="do not verify after each pass")
     p.add_argument("--list-passes", action="store_true", help="list the registered passes and exit")
+    p.add_argument("--print-analysis", metavar="NAME", help="print the result annotated with analysis NAME (axis-info)")
     return p
 
 
@@ -79,6 +83,10 @@ def run(argv: list[str], stdout: TextIO, stderr: TextIO, stdin: TextIO | None = 
         after = {n for item in args.print_ir_after for n in item.split(",") if n}
         if after - known:
             raise _UsageError(f"--print-ir-after names a pass not in the pipeline: {', '.join(sorted(after - known))}")
+        if args.print_analysis is not None:
+            from ..analysis import analysis_class
+
+            analysis_class(args.print_analysis)  # ValueError for an unknown name
     except (_UsageError, ValueError) as e:
         stderr.write(f"tritonc-opt: error: {e}\n")
         return 2
@@ -106,7 +114,17 @@ def run(argv: list[str], stdout: TextIO, stderr: TextIO, stdin: TextIO | None = 
     except InternalCompilerError as e:
         stderr.write(f"tritonc-opt: internal compiler error: {e}\n")
         return 3
-    result = print_module(module)
+    if args.print_analysis is not None:
+        from ..analysis import print_with_analysis
+
+        try:
+            result = print_with_analysis(module, args.print_analysis)
+        except Exception as e:  # a crash in an analysis is a compiler bug
+            stderr.write(f"tritonc-opt: internal compiler error: analysis '{args.print_analysis}' failed: "
+                         f"{type(e).__name__}: {e}\n")
+            return 3
+    else:
+        result = print_module(module)
     if args.output == "-":
         stdout.write(result)
     else:
