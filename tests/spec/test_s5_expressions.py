@@ -486,7 +486,7 @@ __global__ void k(float *A, float *B, float *C) {
   *(C + IDX2(16, 16)) = a @ b;
 }""", args=fixed(np.full((16, 16), 1 + 2.0**-20, f32), np.eye(16, dtype=f32), zeros(16, 16)),
          expect=lambda a: {2: np.full((16, 16), 1 + 2.0**-20)},
-         ir='CHECK: tt.dot {{.*}}input_precision = "ieee"', gpu=True),
+         ir='CHECK: tt.dot {{.*}}input_precision = "ieee"', gpu=True, gpu_rtol=0.0, gpu_atol=0.0),
     Rule("matmul_tf32_only_when_asked", IDX + """
 __global__ void k(float *A, float *B, float *C) {
   float a[16, 16] = *(A + IDX2(16, 16));
