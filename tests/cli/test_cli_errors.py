@@ -487,15 +487,15 @@ def test_output_folder_read_only(tmp_path, monkeypatch):
 # ----------------------------------------------------------------------------- internal errors
 
 def test_internal_error_is_one_line_and_status_3(tmp_path, monkeypatch):
-    """A crash inside the compiler (here: a frontend that raises KeyError) is reported as a
-    tritonc bug with exit status 3, not as a traceback."""
+    """A crash inside the compiler (here: a compilation stage that raises KeyError) is
+    reported as a tritonc bug with exit status 3, not as a traceback."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "good.tri").write_text(GOOD)
 
-    def crash(*args, **kwargs):
+    def crash(self, kind):
         raise KeyError("boom")
 
-    monkeypatch.setattr("tritonc.driver.frontend", crash)
+    monkeypatch.setattr("tritonc.driver.Compilation.emit", crash)
     run = tritonc("good.tri", "-o", "k.cubin")
     assert_clean(run)
     assert run.status == 3
@@ -590,7 +590,7 @@ def test_undefined_function_like_macro_in_if(tmp_path, monkeypatch):
 # ----------------------------------------------------------------------------- bad usage: exit 2
 
 USAGE = [
-    # (intent, args after the source, click's last line)
+    # (intent, args after the source, click's last line; "..." ends a prefix)
     ("unknown option", ["--bogus"], "Error: No such option '--bogus'."),
     ("unknown --emit kind", ["--emit=exe"],
      "Error: Invalid value for --emit: unknown output kind 'exe'; expected one of "
@@ -619,7 +619,7 @@ USAGE = [
      "Error: Invalid value for --num-warps: 64 is not a power of two from 1 to 32"),
     ("--num-stages 0", ["--num-stages", "0"], "Error: Invalid value for --num-stages: 0 is not a positive number of stages"),
     ("--print-ir-after an unknown pass", ["--print-ir-after", "nopass"],
-     "Error: Invalid value for --print-ir-after: unknown pass 'nopass'; the passes are "),
+     "Error: Invalid value for --print-ir-after: unknown pass 'nopass'; the passes are ..."),
 ]
 
 
@@ -632,7 +632,10 @@ def test_bad_usage(tmp_path, monkeypatch, intent, args, last):
     assert run.status == 2, run.output
     lines = run.err_lines
     assert lines[:2] == ["Usage: tritonc [OPTIONS] SOURCE", "Try 'tritonc --help' for help."]
-    assert lines[-1].startswith(last) if last.endswith(" ") else lines[-1] == last
+    if last.endswith("..."):  # the rest is a list that grows with the compiler (the passes)
+        assert lines[-1].startswith(last[:-3]), lines[-1]
+    else:
+        assert lines[-1] == last
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.tri"]
 
 
