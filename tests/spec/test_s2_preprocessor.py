@@ -166,6 +166,22 @@ __global__ void k(float *X, float *Y, int *S) {
             "CHECK: tt.func @sq_clamped\nCHECK: tt.call %x, {{.*}} {callee = \"clamp\"}\nCHECK: tt.func @k\n"
             "CHECK: tt.call %x {callee = \"sq_clamped\"}",
          ttir="CHECK-NOT: tt.call\nCHECK: tt.func @k", gpu=True),
+    Rule("device_functions_pointers_loops_and_early_returns", """
+__device__ int first_negative(int *X, int n) {
+  for (int i = 0; i < n; i++) {
+    if (*(X + i) < 0) return i;
+  }
+  return -1;
+}
+__device__ int put(int *P, int v) {
+  *P = v;
+  return v;
+}
+__global__ void k(int *X, int *Out) {
+  put(Out, first_negative(X, 8));
+  put(Out + 1, first_negative(X, 2));
+}""", args=fixed(np.array([3, 4, 5, -1, 2, -3, 0, 0], i32), zeros(2, dtype=i32)), expect=lambda a: {1: [3, -1]},
+         ttir="CHECK-NOT: tt.call", gpu=True),
     Rule("comments_and_integer_literals", """
 // line comment
 /* block

@@ -142,6 +142,20 @@ __global__ void k(float *X, float *Out, int *I) {
 }""", args=fixed(randn(3, 4, 8), zeros(4, 8), zeros(8, dtype=i32)),
          expect=lambda a: {1: a[0].astype(np.float64).sum(0), 2: (a[0].sum(1) > 0).sum(0)}, rtol=1e-6, atol=1e-6,
          ir="CHECK: scf.for {{.*}} : f32[4,8], ptr<f32>[4,8], i32[8]", gpu=True),
+    Rule("while_and_do_carry_tiles", """
+__global__ void k(float *X, int n) {
+  int r[16] = 0 ... 16;
+  float x[16] = *(X + r);
+  int i = 0;
+  while (i < n) {
+    x = x * 2.0f;
+    i++;
+  }
+  do {
+    x = x + 1.0f;
+  } while (i-- > n);
+  *(X + r) = x;
+}""", args=fixed(randn(16), 3), expect=lambda a: {0: a[0] * 8 + 1}, ir="CHECK: scf.while {{.*}} : f32[16]", gpu=True),
     Rule("predicated_store", """
 __global__ void k(float *Y, int n) {
   int r[16] = 0 ... 16;
@@ -160,6 +174,13 @@ __global__ void k(float *X, float *Y, int n) {
   *(Y + r) = a;
 }""", args=fixed(randn(10), zeros(16), 10), expect=lambda a: {1: np.concatenate([a[0], -5 * np.ones(6)])},
          ir="CHECK: %a = arith.constant {value = -5.0}\nCHECK: %a_1 = tt.load %pa, %m, %a", gpu=True),
+    Rule("predicated_load_with_scalar_predicate", """
+__global__ void k(float *X, float *Y, int n) {
+  int r[16] = 0 ... 16;
+  float a[16] = 5.0f;
+  @(n > 0) a = *(X + r);
+  *(Y + r) = a;
+}""", args=lambda: [None, zeros(16), 0], expect=lambda a: {1: 5 * np.ones(16)}, ir="CHECK: tt.load {{.*}}, %a"),
     Rule("predicate_is_a_postfix_expression", IDX + """
 __global__ void k(float *C, int M, int N) {
   int rm[8] = 0 ... 8;
