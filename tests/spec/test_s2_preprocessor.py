@@ -54,6 +54,13 @@ __global__ void k(float *X) {
   *X = scaled(x) + SCALE;
 }""", options={"include_dirs": [INCLUDE]}, args=fixed(randn(2)), expect=lambda a: {0: [a[0][0] * 3 + 3, a[0][1]]},
          ir='CHECK: tt.func @scaled\nCHECK: tt.call %x {callee = "scaled"}', gpu=True),
+    Rule("angle_include_and_function_like_define", """
+#include <spec_common.h>
+__global__ void k(float *X, int *Out) {
+  *X = scaled(*X);
+  *Out = SQ(3) + TWO;
+}""", options={"include_dirs": [INCLUDE]}, defines={"SQ(x)": "((x) * (x))", "TWO": "2"},
+         args=fixed(np.ones(1, f32), zeros(1, dtype=i32)), expect=lambda a: {0: [3.0], 1: [11]}),
     Rule("command_line_defines", """
 __global__ void k(TYPE *X, float *Out, int lda) {
   int rm[TM] = 0 ... TM;

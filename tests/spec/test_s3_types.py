@@ -127,6 +127,13 @@ __global__ void k(float *Out, int n) {
   *(Out + (0 ... TM)[:, newaxis] * TK + (0 ... TK)[newaxis, :]) = y;
 }""", args=lambda: [zeros(4, 8), 3], expect=lambda a: {0: np.tile(np.arange(8.0), (4, 1))},
          types={"m": "bool[4, 8]"}, ir="CHECK: arith.sitofp {{.*}} : f32[8]\nCHECK: tt.splat {{.*}} : i1[4,8]", gpu=True),
+    Rule("bool_promotes_to_int", """
+__global__ void k(int *Out) {
+  bool t = true;
+  *Out = t + t; *(Out + 1) = -t; *(Out + 2) = ~t; *(Out + 3) = t << 3;
+  bool b = 5;
+  *(Out + 4) = b;
+}""", args=lambda: [zeros(5, dtype=i32)], expect=lambda a: {0: [2, -1, -2, 8, 1]}),
     Rule("paper_type_names", """
 __global__ void k(fp32 *F, fp16 *H, fp64 *D, int1 *B, int32 *I) {
   fp32 f = *F;

@@ -439,6 +439,17 @@ __global__ void k(float *A, float *Out, int lda) {
 }""", args=fixed(randn(12 * 16), zeros(4, 8), 16),
          expect=lambda a: {1: sum(a[0].reshape(12, 16)[4 * j:4 * j + 4, :8].astype(f64) for j in range(3))},
          rtol=1e-6, atol=1e-6, types={"pa": "float*[4, 8]"}, ir="CHECK: scf.for\nCHECK: tt.addptr %pa", gpu=True),
+    Rule("pointer_tiles_compare_subtract_increment", """
+__global__ void k(float *X, long *D, int *B) {
+  float *p[8] = X + (0 ... 8);
+  float *q[8] = X + 4;
+  *(D + (0 ... 8)) = p - q;
+  *(B + (0 ... 8)) = p < q;
+  p++;
+  *(D + 8 + (0 ... 8)) = p - X;
+}""", args=lambda: [zeros(16), zeros(16, dtype=i64), zeros(8, dtype=i32)],
+         expect=lambda a: {1: np.concatenate([np.arange(8) - 4, np.arange(8) + 1]), 2: np.arange(8) < 4},
+         types={"p": "float*[8]"}, ir="CHECK: tt.ptr_to_int\nCHECK: arith.subi\nCHECK: arith.cmpi", gpu=True),
     Rule("pointer_to_bool", """
 __global__ void k(int *Out, float *P, float *Q) {
   bool a = P;
@@ -572,7 +583,9 @@ __global__ void k(float *A, float *B, float *C) {
   float a[16, 16] = *(A + IDX2(16, 16));
   float b[16, 16] = *(B + IDX2(16, 16));
   *(C + IDX2(16, 16)) = a @ b;
-}""", options={"allow_tf32": True}, ttir='CHECK: tt.dot'),
+}""", options={"allow_tf32": True}, args=fixed(randn(16, 16), randn(16, 16), zeros(16, 16)),
+         expect=lambda a: {2: a[0].astype(f64) @ a[1].astype(f64)}, rtol=1e-5, atol=1e-5, ttir="CHECK: tt.dot",
+         gpu=True, gpu_rtol=1e-2, gpu_atol=5e-2),
     Rule("matmul_int8_to_int", IDX + """
 __global__ void k(char *A, char *B, int *C) {
   char a[16, 32] = *(A + IDX2(16, 32));
@@ -758,6 +771,13 @@ __global__ void k(long *L, unsigned long *UL, double *D, float *F) {
          expect=lambda a: {0: [-5, 0, -5, 3], 1: [7, 3, 7, 7], 2: [2.5] * 4 + [1, 2, 3, 4], 3: [9, 2, 9, 0, 1, 2, 1, 0]},
          ir='CHECK: {kind = "max"} : i64[4]\nCHECK: {kind = "umin"} : i64[4]\nCHECK: {kind = "xchg"} : f64[4]\n'
             'CHECK: tt.atomic_cas {{.*}} : f32[4]', gpu=True),
+    Rule("atomic_histogram_duplicate_addresses", """
+__global__ void histogram(int *Bins, int *Keys, int n) {
+  int r[128] = get_program_id(0) * 128 + 0 ... 128;
+  atomic_add(Bins + (r < n ? *(Keys + r) : 0), 1, r < n);
+}""", grid=3, seeds=(None, 5), args=fixed(zeros(10, dtype=i32), randint(0, 10, 300), 300),
+         expect=lambda a: {0: np.bincount(a[1], minlength=10)}, ir='CHECK: tt.load\nCHECK: {kind = "add"} : i32[128]',
+         gpu=True),
     Rule("atomic_spin_lock", """
 __global__ void accumulate(int *lock, float *out, float *x) {
   int pid = get_program_id(0);

@@ -103,6 +103,17 @@ __global__ void k(int *Out, int *X) {
   *Out = s; *(Out + 1) = w; *(Out + 2) = steps;
 }""", args=fixed(zeros(3, dtype=i32), np.array([5, -3, 7, 1, -1, 95, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0], i32)),
          expect=lambda a: {0: [13, 30, 15]}, gpu=True),
+    Rule("do_while_break_and_continue", """
+__global__ void k(int *Out) {
+  int i = 0, s = 0;
+  do {
+    i++;
+    if (i % 2) continue;
+    if (i > 8) break;
+    s += i;
+  } while (i < 100);
+  *Out = s; *(Out + 1) = i;
+}""", args=lambda: [zeros(2, dtype=i32)], expect=lambda a: {0: [20, 10]}, ir="CHECK: scf.while", gpu=True),
     Rule("return_from_kernel_and_loop", """
 __global__ void k(int *Out, int n) {
   *Out = 1;
@@ -181,6 +192,14 @@ __global__ void k(float *X, float *Y, int n) {
   @(n > 0) a = *(X + r);
   *(Y + r) = a;
 }""", args=lambda: [None, zeros(16), 0], expect=lambda a: {1: 5 * np.ones(16)}, ir="CHECK: tt.load {{.*}}, %a"),
+    Rule("predicated_compound_assignment_to_memory", """
+__global__ void k(float *Y, int n) {
+  int r[16] = 0 ... 16;
+  @(r < n) *(Y + r) += 1.0f;
+  *?(r < n) (Y + r) *= 3.0f;
+}""", args=fixed(np.ones(4, f32), 4), expect=lambda a: {0: 6 * np.ones(4)},
+         ir="CHECK: tt.load {{.*}}, {{.*}}\nCHECK: tt.store {{.*}}, {{.*}}, {{.*}}\nCHECK: tt.load {{.*}}, {{.*}}\n"
+            "CHECK: tt.store {{.*}}, {{.*}}, {{.*}}"),
     Rule("predicate_is_a_postfix_expression", IDX + """
 __global__ void k(float *C, int M, int N) {
   int rm[8] = 0 ... 8;
