@@ -54,7 +54,6 @@ from tritonc.options import CompileOptions
 ARCHS = ("sm_80", "sm_90")
 LEVELS = ("frontend", "ir", "interp", "codegen")
 BF16 = ml_dtypes.bfloat16
-rng = np.random.default_rng(1234)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,12 +382,27 @@ def filecheck(text: str, checks: str) -> None:
 # Argument makers
 # ---------------------------------------------------------------------------------------------
 
+_RNGS: dict[str, np.random.Generator] = {}
+
+
+def _rng() -> np.random.Generator:
+    """A generator per calling test file, seeded from its name: the inputs a module draws do not
+    depend on which other modules the same (xdist) process imported first."""
+    import sys
+    import zlib
+
+    name = os.path.basename(sys._getframe(2).f_globals.get("__file__", "?"))
+    if name not in _RNGS:
+        _RNGS[name] = np.random.default_rng(zlib.crc32(name.encode()))
+    return _RNGS[name]
+
+
 def randn(*shape, dtype=np.float32) -> np.ndarray:
-    return rng.standard_normal(shape).astype(dtype)
+    return _rng().standard_normal(shape).astype(dtype)
 
 
 def randint(lo, hi, *shape, dtype=np.int32) -> np.ndarray:
-    return rng.integers(lo, hi, shape).astype(dtype)
+    return _rng().integers(lo, hi, shape).astype(dtype)
 
 
 def zeros(*shape, dtype=np.float32) -> np.ndarray:

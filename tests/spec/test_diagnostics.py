@@ -51,7 +51,7 @@ CASES = [
     Reject("builtin_redefined", "__device__ int min(int a, int b) {\n  return a;\n}\n",
            "'min' is a built-in function and cannot be redefined", 1, 16),
     Reject("error_directive", "#if !defined(TM)\n#error define TM\n#endif\n", "#error define TM", 2, 2),
-    Reject("missing_include", "\n#include \"nowhere.h\"\n", "'nowhere.h' file not found", 2, 2),
+    Reject("missing_include", "\n#include \"nowhere.h\"\n", "'nowhere.h' file not found", 2, 10),
 
     # ------------------------------------------------------------------ section 3
     Reject("pow2_declaration", "void k() {\n  float x[48] = 0;\n}\n", "tile dimension 48 is not a power of two", 2, 11),

@@ -33,7 +33,7 @@ __global__ void k(int *Out) {
   *(Out + r) = r;
 }""", grid=2, args=lambda: [zeros(16, dtype=i32)], expect=lambda a: {0: np.arange(16)},
          ir="CHECK: arith.muli\nCHECK: tt.make_range {end = 8, start = 0}\nCHECK: %r = arith.addi",
-         types={"r": "int[8]"}, gpu=True),
+         types={"r": "int[8]"}, ptx="CHECK: .maxntid 128", gpu=True),
     Rule("prec_matmul_binds_tighter_than_mul", IDX + """
 __global__ void k(float *A, float *B, float *C) {
   float a[16, 16] = *(A + IDX2(16, 16));
@@ -68,6 +68,29 @@ __global__ void k(int *Out) {
   x -= 3; x <<= 2; x >>= 1; x |= 1; x &= 13; x ^= 4; x %= 6; x /= 2;
   *(Out + 3) = x;
 }""", args=lambda: [zeros(4, dtype=i32)], expect=lambda a: {0: [9, 7, 7, 1]}),
+
+    Rule("compound_assignment_converts", """
+__global__ void k(int *I, char *C, float *F) {
+  int i = 1;
+  i += 2.7f;
+  char c = 100;
+  c += 100;
+  float f[4] = 1.0f;
+  f *= (0 ... 4);
+  float *p = F + 6;
+  p -= 2;
+  *I = i; *C = c; *(F + (0 ... 4)) = f; *p = 9.0f;
+}""", args=lambda: [zeros(1, dtype=i32), zeros(1, dtype=i8), zeros(6)],
+         expect=lambda a: {0: [3], 1: [-56], 2: [0, 1, 2, 3, 9, 0]}),
+    Rule("side_effects_in_order", """
+__global__ void k(int *P) {
+  int r[4] = 0 ... 4;
+  *(P + r++) = 1;
+  *(P + 8 + r) = 2;
+  int i = 0;
+  int a = (i++, i++, i);
+  *(P + 16) = a;
+}""", args=lambda: [zeros(17, dtype=i32)], expect=lambda a: {0: [1, 1, 1, 1, 0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 2]}),
 
     # ---------------------------------------------------------------- unary operators
     Rule("unary_int_and_float", """
@@ -264,6 +287,37 @@ __global__ void k(int *Out, int *X, unsigned *U) {
 }""", args=fixed(zeros(64, dtype=i32), X16, randint(0, 2**32, 16, dtype=u32)),
          expect=lambda a: {0: np.concatenate([a[1].astype(u32) < 1, a[1] < 1, a[2] > 5, a[1].astype(u32) < a[2]])},
          ir='CHECK: "ult"\nCHECK: "slt"\nCHECK: "ugt"\nCHECK: "ult"', gpu=True),
+    Rule("conv_integer_promotion_in_comparisons", """
+__global__ void k(int *Out, short *S, unsigned short *US, long *L, unsigned *U, unsigned long *UL) {
+  *Out = *S < *US;
+  *(Out + 1) = *L < *U;
+  *(Out + 2) = *L < *UL;
+  *(Out + 3) = (short) -1 < (unsigned short) 1;
+  *(Out + 4) = -1l < 1u;
+  *(Out + 5) = -1l < 1ul;
+}""", args=fixed(zeros(6, dtype=i32), np.array([-1], i16), np.array([1], u16), np.array([-1], i64), np.array([1], u32),
+                 np.array([1], u64)), expect=lambda a: {0: [1, 1, 0, 1, 1, 0]},
+         ir='CHECK: arith.extsi\nCHECK: arith.extui\nCHECK: "slt"\nCHECK: arith.extui\nCHECK: "slt"\nCHECK: "ult"', gpu=True),
+    Rule("conv_float_compare_nan_and_to_bool", """
+__global__ void k(int *Out, float *X) {
+  float x[4] = *(X + (0 ... 4));
+  *(Out + (0 ... 4)) = x != x;
+  *(Out + 4 + (0 ... 4)) = x == x;
+  *(Out + 8 + (0 ... 4)) = x < 1.0f;
+  *(Out + 12 + (0 ... 4)) = !(x >= 1.0f);
+  bool b[4] = x;
+  *(Out + 16 + (0 ... 4)) = b;
+}""", args=fixed(zeros(20, dtype=i32), np.array([np.nan, 0.5, 2.0, 0.0], f32)),
+         expect=lambda a: {0: [1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0]},
+         ir='CHECK: "une"\nCHECK: "oeq"\nCHECK: "olt"\nCHECK: "oge"\nCHECK: "une"', gpu=True),
+    Rule("conv_half_int", """
+__global__ void k(half *H, int *I, half *H2) {
+  half h[4] = *(H + (0 ... 4));
+  *(I + (0 ... 4)) = h;
+  *(H2 + (0 ... 4)) = *(I + 4 + (0 ... 4));
+}""", args=fixed(np.array([2.7, -2.7, 65504, 0.1], f16), np.array([0, 0, 0, 0, 3, -7, 70000, 2049], i32), zeros(4, dtype=f16)),
+         expect=lambda a: {1: [2, -2, 65504, 0, 3, -7, 70000, 2049], 2: [3, -7, np.inf, 2048]},
+         ir="CHECK: arith.fptosi {{.*}} : i32[4]\nCHECK: arith.sitofp {{.*}} : f16[4]", gpu=True),
     Rule("conv_signedness_shift_div_mod", """
 __global__ void k(int *Out, unsigned *UOut, int *X, unsigned *U, char *C, unsigned char *UC) {
   int r[16] = 0 ... 16;
@@ -544,6 +598,23 @@ __global__ void k(float *X, half *H, float *W, float *Y, int n, int m) {
                       "is not masked by c; only a branch that is itself '*p' becomes a masked load",
                 "interp": "loads nested in a ?: branch are not masked by the condition, so lanes it excludes are "
                           "read out of bounds"}),
+    Rule("scalar_condition_with_effects_runs_one_branch", """
+__global__ void k(int *P, int *Out, int n) {
+  int v = n > 0 ? atomic_add(P, 1) : -1;
+  int w = n > 5 ? -2 : atomic_add(P + 1, 1);
+  *Out = v; *(Out + 1) = w;
+}""", args=lambda: [np.array([10, 20], i32), zeros(2, dtype=i32), 0], expect=lambda a: {0: [10, 21], 1: [-1, 20]},
+         ir="CHECK: scf.if\nCHECK: tt.atomic_rmw\nCHECK: scf.if\nCHECK: tt.atomic_rmw", gpu=True),
+    Rule("masked_deref_mask_broadcasts", """
+__global__ void k(float *X, float *Y, int M) {
+  int rm[4] = 0 ... 4;
+  int rn[8] = 0 ... 8;
+  bool rows[4] = rm < M;
+  float x[4, 8] = *?(rows[:, newaxis]) (X + rm[:, newaxis] * 8 + rn[newaxis, :]);
+  *?(rows[:, newaxis]) (Y + rm[:, newaxis] * 8 + rn[newaxis, :]) = x + 1.0f;
+  atomic_add(Y + rm[:, newaxis] * 8 + rn[newaxis, :], 1.0f, rows[:, newaxis]);
+}""", args=fixed(randn(16), zeros(16), 2), expect=lambda a: {1: (a[0] + f32(1)) + f32(1)},
+         ir="CHECK: tt.expand_dims %rows\nCHECK: tt.broadcast {{.*}} : i1[4,8]\nCHECK: tt.load", gpu=True),
     Rule("select_evaluates_both_without_mask", """
 __global__ void k(float *X, float *W, float *Y) {
   int r[16] = 0 ... 16;
@@ -677,6 +748,16 @@ __global__ void k(float *X, float *Out) {
             "CHECK: math.cos\nCHECK: math.absf\nCHECK: math.floor\nCHECK: math.ceil\nCHECK: math.fma\n"
             "CHECK: arith.minnumf\nCHECK: arith.maxnumf",
          gpu=True, gpu_rtol=1e-5, gpu_atol=1e-5),
+    Rule("exp_log_relative_error", """
+__global__ void k(float *X, float *Out) {
+  int r[128] = 0 ... 128;
+  float x[128] = *(X + r);
+  *(Out + r) = exp(x);
+  *(Out + 128 + r) = log(x * x + 2.0f);
+}""", args=fixed(np.linspace(-20, 20, 128).astype(f32), zeros(256)), rtol=2**-21,
+         expect=lambda a: {1: np.concatenate([np.exp(a[0].astype(f64)),
+                                              np.log((a[0] * a[0] + f32(2)).astype(f64))])},
+         gpu=True, gpu_rtol=2**-21, gpu_atol=0.0),
     Rule("math_result_types", """
 __global__ void k(double *D, float *F, int *I, half *H) {
   int r[4] = 0 ... 4;
@@ -739,6 +820,16 @@ __global__ void k(int *I, unsigned *U, float *F, int *Vals) {
                            2: np.concatenate([a[3].reshape(4, 8).max(0), a[3].reshape(4, 8).min(0)])},
          ir='CHECK: {kind = "max"}\nCHECK: {kind = "min"}\nCHECK: {kind = "umax"}\nCHECK: {kind = "umin"}\n'
             'CHECK: {kind = "fmax"}\nCHECK: {kind = "fmin"}', gpu=True),
+    Rule("atomic_max_min_scalars_with_masks", """
+__global__ void k(int *P, float *F) {
+  int pid = get_program_id(0);
+  atomic_max(P, pid * 3 - 5, pid != 3);
+  atomic_min(P + 1, pid * 3 - 5, pid > 0);
+  atomic_max(F, (float) pid - 1.5f);
+  atomic_min(F + 1, (float) pid - 1.5f, true);
+}""", grid=4, seeds=(None, 6), args=lambda: [np.array([-100, 100], i32), np.array([-100, 100], f32)],
+         expect=lambda a: {0: [1, -2], 1: [1.5, -1.5]}, ir='CHECK: tt.atomic_rmw %P, {{%[0-9]+}}, {{%[0-9]+}} {kind = "max"} : i32',
+         gpu=True),
     Rule("atomic_xchg_and_cas", """
 __global__ void k(int *P, int *Old, float *F, int *T) {
   int r[4] = 0 ... 4;
