@@ -6,46 +6,7 @@ from tritonc.frontend import ast
 from tritonc.frontend.ast import dump
 from tritonc.frontend.parser import parse
 
-SOFTMAX = """\
-// y = softmax(x) along rows; one program per row. -D BLOCK=1024
-__global__ void softmax(float *Y, float *X, int stride_y, int stride_x, int N) {
-  int m = get_program_id(0);
-  int n[BLOCK] = 0 ... BLOCK;
-  bool check[BLOCK] = n < N;
-  float x[BLOCK] = check ? *(X + m * stride_x + n) : -F32_INFINITY;
-  float e[BLOCK] = exp(x - x[max]);
-  *?(check)(Y + m * stride_y + n) = e / e[+];
-}
-"""
-
-MATMUL = """\
-// C[M,N] = A[M,K] @ B[K,N], half in, float accumulate, half out. Paper-style tunables.
-const tunable int TM = {64, 128};
-const tunable int TN = {64, 128};
-const tunable int TK = {32, 64};
-__global__ void matmul(half *A __noalias __readonly __aligned(16),
-                       half *B __noalias __readonly __aligned(16),
-                       half *C __noalias __aligned(16),
-                       int M, int N, int K,
-                       int lda __multipleof(8), int ldb __multipleof(8), int ldc __multipleof(8)) {
-  int rm[TM] = get_program_id(0) * TM + 0 ... TM;
-  int rn[TN] = get_program_id(1) * TN + 0 ... TN;
-  int rk[TK] = 0 ... TK;
-  half *pa[TM, TK] = A + rm[:, newaxis] * lda + rk[newaxis, :];
-  half *pb[TK, TN] = B + rk[:, newaxis] * ldb + rn[newaxis, :];
-  float acc[TM, TN] = 0;
-  for (int k = K; k > 0; k -= TK) {
-    half a[TM, TK] = (rm[:, newaxis] < M && rk[newaxis, :] < k) ? *pa : 0;
-    half b[TK, TN] = (rk[:, newaxis] < k && rn[newaxis, :] < N) ? *pb : 0;
-    acc += a @ b;
-    pa += TK;
-    pb += TK * ldb;
-  }
-  half c[TM, TN] = acc;
-  bool checkc[TM, TN] = rm[:, newaxis] < M && rn[newaxis, :] < N;
-  @checkc *(C + rm[:, newaxis] * ldc + rn[newaxis, :]) = c;
-}
-"""
+from fe_helpers import MATMUL, SOFTMAX  # the two kernels of spec section 8, verbatim
 
 # The paper-era (2019, E0) spelling of the same kernel.
 PAPER_MATMUL = """\
