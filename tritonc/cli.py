@@ -170,9 +170,15 @@ def write_all_atomically(outputs: dict[str, str | bytes]) -> None:
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
 @click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass.")
 @click.option("--time-passes", is_flag=True, help="Print the wall time of each pass.")
+@click.option("--print-analysis", "print_analysis", multiple=True, metavar="NAME",
+              help="Print the optimised tile IR with the facts of analysis NAME (axis-info) after each op, to stderr.")
+@click.option("--specialize/--no-specialize", default=None,
+              help="Also compile each kernel for 16-byte-aligned pointers and integers divisible by 16; "
+                   "launchers run that variant when the arguments allow. Default: on when a cubin, header "
+                   "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, arch, use_ptxas,
-            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes):
+            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -189,17 +195,26 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     stages = _parse_int_list(num_stages, "--num-stages")[0]
     if stages < 1:
         raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
-    pipeline = list(dict.fromkeys(TT_PIPELINE + TTG_PIPELINE))
+    pipeline = list(dict.fromkeys(("specialize",) + TT_PIPELINE + TTG_PIPELINE))
     for name in print_after:
         if name not in pipeline:
             raise click.BadParameter(f"unknown pass '{name}'; the passes are {', '.join(pipeline)}",
                                      param_hint="--print-ir-after")
+    from .analysis import PRINTABLE_ANALYSES
+
+    for name in print_analysis:
+        if name not in PRINTABLE_ANALYSES:
+            raise click.BadParameter(f"unknown analysis '{name}'; expected one of {', '.join(PRINTABLE_ANALYSES)}",
+                                     param_hint="--print-analysis")
+    if specialize is None and any(k in ("cubin", "header", "py") for k in kinds):
+        specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
-        arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror)
+        arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
+        specialize=specialize)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
-                            time_passes=time_passes)
+                            time_passes=time_passes, print_analysis=tuple(print_analysis))
     sources = SourceManager()
     comp = None
     try:

@@ -14,6 +14,16 @@
 once, and a later request for the cubin reuses it. Every stage after the frontend runs
 through a :class:`~tritonc.passes.PassManager` that verifies the IR after each pass and
 honours ``--print-ir-after`` / ``--time-passes``.
+
+Launch-time specialisation (``CompileOptions.specialize``, ``transforms/specialize.py``): the
+``specialize`` pass runs first, before ``inline``, and adds to each kernel ``K`` a variant
+``K__spec16`` assuming 16-byte-aligned pointers and integers divisible by 16, so every later
+pass and axis info see the assumptions as parameter promises; both kernels go through the
+rest of the pipeline into one cubin, and the launchers pick one per launch. With
+``specialize=None`` (the API's default) the IR outputs (``ttir`` ... ``ptx``) stay generic
+while ``cubin``, ``kernels`` and the launchers come from a second chain of passes with the
+variants (:attr:`Compilation.launch_compilation`, sharing the frontend's module); the CLI
+decides on/off from the requested outputs, so it runs one chain.
 """
 from __future__ import annotations
 
@@ -44,6 +54,9 @@ class PassOptions:
     print_ir_after: set[str] | str | None = None
     time_passes: bool = False
     stream: TextIO = field(default_factory=lambda: sys.stderr)
+    #: ``--print-analysis``: analyses (``tritonc.analysis.PRINTABLE_ANALYSES`` names) whose facts
+    #: are printed on the optimised tt IR, one comment per op.
+    print_analysis: tuple[str, ...] = ()
 
 
 def read_source(source_or_path: str | Path) -> tuple[str, str]:
@@ -190,10 +203,45 @@ class Compilation:
             self.text, self.path = read_source(source_or_path)
         self.sources.register(self.path, self.text)
 
+    #: What a compilation derived with other options shares with this one (see :meth:`_derived`).
+    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_frontend")
+
+    @cached_property
+    def _frontend(self) -> Module:
+        """The module as the frontend made it; never mutated (each chain of passes clones it)."""
+        return frontend(self.text, self.path, self.options, self.sources, self.diag)
+
     @cached_property
     def ttir(self) -> Module:
-        module = frontend(self.text, self.path, self.options, self.sources, self.diag)
-        return run_pipeline(module, TT_PIPELINE, self.pass_options)
+        from .transforms.specialize import clone_module
+
+        # ``specialize`` goes first: the variants' assumptions must be in place for every pass.
+        names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
+        module = run_pipeline(clone_module(self._frontend), names, self.pass_options)
+        for name in self.pass_options.print_analysis:
+            from .analysis import print_with_analysis
+
+            self.pass_options.stream.write(f"// -----// Analysis {name} //----- //\n")
+            self.pass_options.stream.write(print_with_analysis(module, name) + "\n")
+        return module
+
+    @cached_property
+    def launch_compilation(self) -> "Compilation":
+        """The compilation whose cubin the launchers embed: this one, unless ``specialize`` is
+        ``None``; then this one with ``specialize=True`` (same frontend module and diagnostics)."""
+        if self.options.specialize is not None:
+            return self
+        return self._derived(specialize=True)
+
+    def _derived(self, **option_changes) -> "Compilation":
+        import copy
+        import dataclasses
+
+        self._frontend  # computed once, shared
+        other = copy.copy(self)
+        other.__dict__ = {k: v for k, v in self.__dict__.items() if k in self._INPUTS}
+        other.options = dataclasses.replace(self.options, **option_changes)
+        return other
 
     @cached_property
     def ttgir(self) -> Module:
@@ -231,14 +279,17 @@ class Compilation:
     def cubin(self) -> bytes:
         from .codegen.cubin import ptx_to_cubin
 
+        if self.launch_compilation is not self:
+            return self.launch_compilation.cubin
         return ptx_to_cubin(self.ptx, self.target, use_ptxas=self.options.use_ptxas)
 
     @cached_property
     def kernels(self):
-        """One :class:`~tritonc.launcher.signature.CompiledKernel` per kernel of the module."""
+        """One :class:`~tritonc.launcher.signature.CompiledKernel` per kernel of the module
+        (specialised variants are listed in their kernel's ``variants``)."""
         from .launcher.build import compiled_kernels
 
-        return compiled_kernels(self)
+        return compiled_kernels(self.launch_compilation)
 
     @property
     def header(self) -> str:

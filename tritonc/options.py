@@ -33,6 +33,11 @@ class CompileOptions:
         allow_tf32: let ``@`` on float operands use TF32 tensor cores.
         use_ptxas: assemble with ``ptxas`` from PATH instead of nvJitLink.
         warnings_off: warning flags disabled with ``-Wno-<flag>``; ``werror`` for ``-Werror``.
+        specialize: also compile, per kernel, a variant assuming 16-byte-aligned pointers and
+            integers divisible by 16 that the launchers run when the arguments allow
+            (``transforms/specialize.py``). ``None`` (default): only in what the launchers use
+            (``cubin``, ``kernels``, header, Python module), IR outputs stay generic; ``True``:
+            everywhere, IR and PTX included (``--specialize``); ``False``: never (``--no-specialize``).
     """
 
     defines: dict[str, str] = field(default_factory=dict)
@@ -46,3 +51,4 @@ class CompileOptions:
     use_ptxas: bool = False
     warnings_off: frozenset[str] = frozenset()
     werror: bool = False
+    specialize: bool | None = None

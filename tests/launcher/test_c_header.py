@@ -310,3 +310,57 @@ def test_compiled_kernel_validation(vector_add_kernel):
         CompiledKernel(vector_add_kernel.signature, 0, 0, "sm_90", vector_add_kernel.cubin)
     with pytest.raises(ValueError, match="arch"):
         CompiledKernel(vector_add_kernel.signature, 4, 0, "sm_70", vector_add_kernel.cubin)
+
+
+# ----------------------------------------------------------------------------- specialised variants
+
+def vector_add_with_variant(shared_bytes=1024):
+    """The fixture kernel with a variant assuming more of y, z and n (as the specialize pass makes)."""
+    import dataclasses
+
+    from tritonc.launcher.signature import KernelVariant
+
+    return dataclasses.replace(make_kernel("vector_add", VECTOR_ADD_PARAMS, defines={"TM": "128"}), variants=(
+        KernelVariant("vector_add__spec16", (("y", 16), ("z", 16), ("n", 16)), shared_bytes),))
+
+
+def test_header_with_variants_compiles_and_describes_them(tmp_path):
+    k = vector_add_with_variant()
+    text = generate_c_header(k)
+    syntax_check(tmp_path, text)
+    assert "runs the variant vector_add__spec16 when y % 16 == 0, z % 16 == 0, n % 16 == 0" in text
+    assert parse_signature_lines(text)[0]["variants"] == [
+        {"name": "vector_add__spec16", "multiples": {"y": 16, "z": 16, "n": 16}, "shared_bytes": 1024}]
+    assert "vector_add__spec16(" not in text  # no public function for a variant
+
+
+def test_launch_dispatches_to_the_variant_whose_assumptions_hold(tmp_path):
+    lines = build_and_run(tmp_path, generate_c_header(vector_add_with_variant()), f"""
+    {VECTOR_ADD_SIZES}
+    fake_current_context = fake_context(4);
+    CHECK(vector_add(NULL, 1, 1, 1, 0x1000, 0x2010, 0x3000, 1024));  /* all assumptions hold */
+    CHECK(vector_add(NULL, 1, 1, 1, 0x1000, 0x2008, 0x3000, 1024));  /* y only 8-byte aligned */
+    CHECK(vector_add(NULL, 1, 1, 1, 0x1000, 0x2010, 0x3004, 1024));  /* z only 4-byte aligned */
+    CHECK(vector_add(NULL, 1, 1, 1, 0x1000, 0x2010, 0x3000, 1028));  /* n % 16 == 4 */
+    CHECK(vector_add(NULL, 1, 1, 1, 0x1000, 0x2010, 0x3000, -32));   /* negative multiples count */
+    CHECK(vector_add(NULL, 1, 1, 1, 0x1008, 0x2010, 0x3000, 1024) == CUDA_ERROR_INVALID_VALUE);
+    """)
+    assert calls(lines, "cuModuleGetFunction") == ["CALL cuModuleGetFunction module=1 name=vector_add",
+                                                   "CALL cuModuleGetFunction module=1 name=vector_add__spec16"]
+    launches = [(line.split(" name=")[1].split()[0], line.split(" shared=")[1].split()[0])
+                for line in calls(lines, "cuLaunchKernel")]
+    assert launches == [("vector_add__spec16", "1024"), ("vector_add", "0"), ("vector_add", "0"),
+                        ("vector_add", "0"), ("vector_add__spec16", "1024")]
+    assert all(line.endswith(" 0") or line.endswith(" 1") for line in lines if line.startswith("RESULT"))
+
+
+def test_variant_with_big_shared_memory_gets_the_limit_raised(tmp_path):
+    lines = build_and_run(tmp_path, generate_c_header(vector_add_with_variant(shared_bytes=80 * 1024)), f"""
+    {VECTOR_ADD_SIZES}
+    fake_current_context = fake_context(1);
+    CHECK(vector_add(NULL, 1, 1, 1, 0x1000, 0x2010, 0x3000, 16));
+    """)
+    assert calls(lines, "cuFuncSetAttribute") == [
+        f"CALL cuFuncSetAttribute name=vector_add__spec16 attribute="
+        f"{CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES} value={80 * 1024}"]
+    assert " shared=81920 " in calls(lines, "cuLaunchKernel")[0]

@@ -462,3 +462,41 @@ def test_dlpack_path(tmp_path, vector_add_kernel):
     module.vector_add(DLPackClaimingCuda(x, 3), 0, 0, 0, grid=1)
     assert ("Device", 3) in core.log
     assert core.log[-1][6][0] == x_address
+
+
+# ----------------------------------------------------------------------------- specialised variants
+
+def with_variant(kernel, shared_bytes=0):
+    import dataclasses
+
+    from tritonc.launcher.signature import KernelVariant
+
+    return dataclasses.replace(kernel, variants=(
+        KernelVariant("vector_add__spec16", (("y", 16), ("z", 16), ("n", 16)), shared_bytes),))
+
+
+def test_launch_dispatches_to_the_variant_whose_assumptions_hold(tmp_path, vector_add_kernel):
+    sizes = [8, 8, 8, 4]
+    module, core = fake_module(tmp_path, with_variant(vector_add_kernel, 1024),
+                               {"vector_add": sizes, "vector_add__spec16": sizes})
+    assert str(inspect.signature(module.vector_add)) == "(x, y, z, n, *, grid, stream=None)"
+    assert module.metadata["vector_add"]["variants"][0]["name"] == "vector_add__spec16"
+    module.vector_add(CAI(0x1000), 0x2010, CAI(0x3000), 1024, grid=1)   # all hold
+    module.vector_add(CAI(0x1000), 0x2008, CAI(0x3000), 1024, grid=1)   # y only 8-byte aligned
+    module.vector_add(CAI(0x1000), 0x2010, CAI(0x3000), 1028, grid=1)   # n % 16 == 4
+    module.vector_add(CAI(0x1000), 0x2010, CAI(0x3000), -48, grid=1)    # negative multiple
+    launches = [(e[5], e[4]) for e in core.log if e[0] == "launch"]
+    assert launches == [("vector_add__spec16", 1024), ("vector_add", 0), ("vector_add", 0),
+                        ("vector_add__spec16", 1024)]
+    assert [e[1] for e in core.log if e[0] == "get_kernel"] == ["vector_add__spec16", "vector_add"]
+    with pytest.raises(ValueError, match="__aligned"):  # the kernel's own promises come first
+        module.vector_add(CAI(0x1008), 0x2010, CAI(0x3000), 16, grid=1)
+
+
+def test_kernel_spec_select():
+    params = (rt._Param("p", "pointer", "float32"), rt._Param("n", "scalar", "int64"))
+    spec = rt._KernelSpec("k", params, 4, 0, variants=(("k__a", 0, ((0, 16), (1, 16))), ("k__b", 8, ((0, 16),))))
+    assert spec.select([0x100, np.int64(32)]).name == "k__a"
+    assert spec.select([0x100, np.int64(33)]).name == "k__b"
+    assert spec.select([0x108, np.int64(32)]) is spec
+    assert spec.variants[1][0].shared_bytes == 8 and spec.variants[1][0].params == params

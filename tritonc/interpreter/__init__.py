@@ -1,7 +1,8 @@
 """The numpy interpreter of the tile IR: the semantic reference of tritonc.
 
 It executes a kernel's tile IR (the ``tt`` level, before layouts; ``ttg.convert_layout`` is
-accepted as the identity) for a grid of program instances on numpy arrays. Every example and
+accepted as the identity, and the ttg shared-memory ops run as numpy buffers with synchronous
+copies, so pipelined loops can be checked too) for a grid of program instances on numpy arrays. Every example and
 test kernel is checked against a plain numpy computation through it, and GPU runs are checked
 against it.
 

@@ -306,6 +306,36 @@ def _shape(op: Operation) -> tuple[int, ...]:
     return shape_of(op.results[0].type)
 
 
+# --- shared-memory buffers (ttg level, ``ir/ttg_ops.py``) -----------------------------------
+# A buffer is a writable numpy array (a slot or transposed view shares its memory); copies are
+# synchronous, so commit/wait do nothing. A fresh buffer holds poison.
+
+def _local_alloc(ev: Evaluator, op: Operation, vals):
+    t = op.results[0].type
+    buf = np.array(nx.poison(element_type(t), shape_of(t)), copy=True)
+    if vals:
+        buf[...] = vals[0]
+    return buf
+
+
+def _local_store(ev: Evaluator, op: Operation, vals):
+    vals[1][...] = vals[0]
+
+
+def _async_copy(ev: Evaluator, op: Operation, vals):
+    ptr, dst = vals[0], vals[1]
+    mask = vals[2] if len(vals) > 2 else None
+    other = vals[3] if len(vals) > 3 else None
+    el = element_type(op.operands[1].type)
+    shape = shape_of(op.operands[1].type)
+    flat_mask = None if mask is None else np.broadcast_to(mask, shape).reshape(-1)
+    flat = ev.memory.load(np.asarray(ptr).reshape(-1), flat_mask, el)
+    if flat_mask is not None:
+        fill = np.zeros(shape, dtype=flat.dtype) if other is None else other
+        flat = np.where(flat_mask, flat, np.broadcast_to(fill, shape).reshape(-1))
+    dst[...] = flat.reshape(shape)
+
+
 SIMPLE: dict[str, Callable[[Evaluator, Operation, list], Any]] = {
     "arith.constant": _constant,
     "arith.negf": lambda ev, op, v: nx.round_float(-np.asarray(v[0]).astype(nx.compute_dtype(_el(op, -1))), _el(op, -1)),
@@ -333,6 +363,14 @@ SIMPLE: dict[str, Callable[[Evaluator, Operation, list], Any]] = {
     "gpu.barrier": lambda ev, op, v: None,
     # Layout conversions of the GPU level change no values.
     "ttg.convert_layout": lambda ev, op, v: v[0],
+    "ttg.local_alloc": _local_alloc,
+    "ttg.local_load": lambda ev, op, v: np.array(v[0], copy=True),
+    "ttg.local_store": _local_store,
+    "ttg.memdesc_subview": lambda ev, op, v: v[0][int(v[1])],
+    "ttg.memdesc_trans": lambda ev, op, v: np.transpose(v[0], tuple(op.attrs["order"])),
+    "ttg.async_copy_global_to_local": _async_copy,
+    "ttg.async_commit_group": lambda ev, op, v: None,
+    "ttg.async_wait": lambda ev, op, v: None,
 }
 for _name in nx.BINARY:
     SIMPLE[_name] = _binary

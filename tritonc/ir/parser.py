@@ -13,7 +13,7 @@ from typing import Any
 from .core import Block, Function, Module, Operation, Region, Value
 from .layouts import LAYOUT_KINDS, Layout
 from .ops import get_opdef, is_registered
-from .types import SCALARS, PointerType, ScalarType, TileType, Type
+from .types import SCALARS, MemDescType, PointerType, ScalarType, TileType, Type
 
 
 class IRParseError(Exception):
@@ -29,7 +29,7 @@ _TOKEN = re.compile(r"""
   | (?P<number>-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)|-?inf\b|nan\b)
   | (?P<ident>[A-Za-z_][\w.]*)
   | (?P<arrow>->)
-  | (?P<punct>[=,:(){}\[\]<>^])
+  | (?P<punct>[=,:(){}\[\]<>^!])
 """, re.VERBOSE)
 
 
@@ -177,6 +177,8 @@ class _Parser:
         return SCALARS[name]
 
     def type(self) -> Type:
+        if self.t.accept("!"):
+            return self.memdesc_type()
         element = self.scalar_or_pointer()
         if not self.t.accept("["):
             return element
@@ -188,6 +190,24 @@ class _Parser:
             self.t.expect(",")
         layout = self.layout() if self.t.peek()[0] == "alias" else None
         return TileType(element, tuple(shape), layout)
+
+    def memdesc_type(self) -> MemDescType:
+        """``ttg.memdesc<f16[3,64,32] #shared0>`` (after the ``!``)."""
+        self.t.expect("ttg.memdesc")
+        self.t.expect("<")
+        element = self.scalar_or_pointer()
+        if not isinstance(element, ScalarType):
+            raise self.t.error("a shared-memory buffer holds scalars")
+        self.t.expect("[")
+        shape = []
+        while True:
+            shape.append(int(self.t.expect_kind("number")))
+            if self.t.accept("]"):
+                break
+            self.t.expect(",")
+        layout = self.layout() if self.t.peek()[0] == "alias" else None
+        self.t.expect(">")
+        return MemDescType(element, tuple(shape), layout)
 
     # -- values -----------------------------------------------------------------------------
     @staticmethod

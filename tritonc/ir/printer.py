@@ -29,7 +29,7 @@ from typing import Any
 
 from .core import Block, Function, Module, Operation, Value
 from .layouts import Layout
-from .types import TileType, Type
+from .types import MemDescType, TileType, Type
 
 
 def format_attr_value(value: Any) -> str:
@@ -81,7 +81,7 @@ class Printer:
         counts: dict[str, int] = {}
 
         def visit(t: Type) -> None:
-            if isinstance(t, TileType) and t.layout is not None:
+            if isinstance(t, (TileType, MemDescType)) and t.layout is not None:
                 visit_layout(t.layout)
 
         def visit_layout(layout: Layout) -> None:
@@ -121,6 +121,8 @@ class Printer:
     def type_text(self, t: Type) -> str:
         if isinstance(t, TileType) and t.layout is not None:
             return f"{t.element}[{','.join(map(str, t.shape))}] {self.layout_text(t.layout)}"
+        if isinstance(t, MemDescType) and t.layout is not None:
+            return f"!ttg.memdesc<{t.element}[{','.join(map(str, t.shape))}] {self.layout_text(t.layout)}>"
         return str(t)
 
     # -- values -----------------------------------------------------------------------------

@@ -6,15 +6,40 @@
   needs, and otherwise goes through shared memory. ``remove-layout-conversions`` drops
   conversions that are no-ops.
 
-Shared-memory buffers are not explicit ops yet: the lowering of ``convert_layout``,
-``tt.reduce``, ``tt.dot`` and scalar atomics uses one dynamic shared-memory area per kernel
-(see ``codegen/llvm/lowering.py``); explicit ``local_alloc``/``local_load`` ops will come
-with software pipelining.
+Shared-memory buffers (values of type ``!ttg.memdesc<...>``, ``ir/types.py``), made by
+``accelerate-matmul`` and ``software-pipeline``; ``allocate-shared`` gives each allocation its
+``smem_offset`` and ``insert-barriers`` orders the accesses of different threads (the effects
+each op declares are registered next to its lowering, ``codegen/llvm/shared_ops.py``):
+
+* ``ttg.local_alloc(src?) -> memdesc``: a new buffer; with ``src`` (a tile of the buffer's
+  shape and element type) the buffer is written with it. Not pure: two allocations are two
+  buffers.
+* ``ttg.local_load(src) -> tile``: the buffer's elements as a tile of any layout (a
+  dot-operand layout is read with ``ldmatrix``).
+* ``ttg.local_store(value, dst)``: write a tile into a buffer.
+* ``ttg.memdesc_subview(src, index) -> memdesc``: slot ``index`` (an i32, counted along the
+  first dimension) of a multi-buffer ``[S, ...]``: a view of shape ``src.shape[1:]``.
+* ``ttg.memdesc_trans(src) {order} -> memdesc``: the same memory seen with its dimensions
+  permuted (``result.shape[i] = src.shape[order[i]]``).
+* ``ttg.async_copy_global_to_local(ptr, dst, mask?, other?) {mask_kind?}``: start copying
+  the elements ``ptr`` (a pointer tile of ``dst``'s shape) points to into ``dst``
+  (``cp.async``); a masked-off element is written as zero (``other``, when present, must be
+  a zero constant). The copy is asynchronous: it is complete in the issuing thread after a
+  ``ttg.async_wait`` that covers its group, and visible to other threads after a barrier
+  following that wait. ``mask_kind`` tells the lowering how the mask varies within one
+  thread's vector of contiguous elements: ``"uniform"`` (constant, the default) or
+  ``"prefix"`` (true for a prefix of the vector, e.g. ``k < K`` along a contiguous ``k``).
+* ``ttg.async_commit_group``: close the group of the copies this thread issued since the
+  last commit (``cp.async.commit_group``).
+* ``ttg.async_wait(buffers*) {num}``: wait until at most ``num`` of this thread's groups
+  are still in flight (``cp.async.wait_group num``). The operands are the buffers those
+  copies write; they only keep the buffers alive up to the wait.
 """
 from __future__ import annotations
 
+from .layouts import SharedLayout
 from .ops import OpDef, VerifyError, register_op
-from .types import TileType
+from .types import I1, I32, MemDescType, PointerType, TileType, element_type
 
 
 def _verify_convert_layout(op) -> None:
@@ -29,3 +54,122 @@ def _verify_convert_layout(op) -> None:
 
 register_op(OpDef("ttg.convert_layout", operands=("src",), verify=_verify_convert_layout,
                   doc="The same tile in another layout."))
+
+
+def _fail(op, message: str) -> None:
+    raise VerifyError(f"'{op.name}': {message}")
+
+
+def _memdesc(op, v, what: str) -> MemDescType:
+    if not isinstance(v.type, MemDescType):
+        _fail(op, f"{what} must be a shared-memory buffer, got {v.type}")
+    layout = v.type.layout
+    if layout is not None:
+        if not isinstance(layout, SharedLayout):
+            _fail(op, f"{what} has a non-shared layout {layout}")
+        if sorted(layout.order) != list(range(v.type.rank)):
+            _fail(op, f"{what}: order {list(layout.order)} is not a permutation of its {v.type.rank} dimensions")
+    return v.type
+
+
+def _same_tile(op, tile_type, buf: MemDescType, what: str) -> None:
+    if not isinstance(tile_type, TileType) or tile_type.shape != buf.shape or tile_type.element != buf.element:
+        _fail(op, f"{what} {tile_type} does not match the buffer {buf}")
+
+
+def _verify_local_alloc(op) -> None:
+    buf = _memdesc(op, op.result, "result")
+    if op.operands:
+        _same_tile(op, op.operands[0].type, buf, "initial value")
+
+
+def _verify_local_load(op) -> None:
+    _same_tile(op, op.result.type, _memdesc(op, op.operands[0], "source"), "result")
+
+
+def _verify_local_store(op) -> None:
+    _same_tile(op, op.operands[0].type, _memdesc(op, op.operands[1], "destination"), "stored value")
+
+
+def subview_layout(layout: SharedLayout | None) -> SharedLayout | None:
+    """The layout of one slot (the first dimension dropped) of a buffer in ``layout``."""
+    if layout is None:
+        return None
+    order = tuple(d - 1 for d in layout.order if d != 0)
+    return SharedLayout(layout.vec, layout.per_phase, layout.max_phase, order)
+
+
+def trans_shared_layout(layout: SharedLayout | None, order) -> SharedLayout | None:
+    """The layout of ``memdesc_trans {order}`` of a buffer in ``layout``."""
+    if layout is None:
+        return None
+    inv = [0] * len(order)
+    for i, o in enumerate(order):
+        inv[o] = i
+    return SharedLayout(layout.vec, layout.per_phase, layout.max_phase, tuple(inv[d] for d in layout.order))
+
+
+def _verify_subview(op) -> None:
+    src = _memdesc(op, op.operands[0], "source")
+    res = _memdesc(op, op.result, "result")
+    if op.operands[1].type != I32:
+        _fail(op, f"the slot index must be an i32, got {op.operands[1].type}")
+    if src.rank < 2 or res.shape != src.shape[1:] or res.element != src.element:
+        _fail(op, f"a slot of {src} cannot be {res}")
+    if res.layout != subview_layout(src.layout):
+        _fail(op, f"a slot of {src} has layout {subview_layout(src.layout)}, not {res.layout}")
+
+
+def _verify_memdesc_trans(op) -> None:
+    src = _memdesc(op, op.operands[0], "source")
+    res = _memdesc(op, op.result, "result")
+    order = list(op.attrs["order"])
+    if sorted(order) != list(range(src.rank)):
+        _fail(op, f"order {order} is not a permutation of the dimensions of {src}")
+    if res.shape != tuple(src.shape[o] for o in order) or res.element != src.element:
+        _fail(op, f"trans {order} of {src} cannot be {res}")
+    if res.layout != trans_shared_layout(src.layout, order):
+        _fail(op, f"trans {order} of {src} has layout {trans_shared_layout(src.layout, order)}")
+
+
+def _verify_async_copy(op) -> None:
+    ptr, dst = op.operands[0], op.operands[1]
+    buf = _memdesc(op, dst, "destination")
+    el = element_type(ptr.type)
+    if not isinstance(ptr.type, TileType) or not isinstance(el, PointerType) or el.pointee != buf.element \
+            or ptr.type.shape != buf.shape:
+        _fail(op, f"copy through {ptr.type} into {buf}")
+    if len(op.operands) > 2:
+        mask = op.operands[2]
+        if not isinstance(mask.type, TileType) or mask.type.element != I1 or mask.type.shape != buf.shape:
+            _fail(op, f"mask must be i1 of the buffer's shape, got {mask.type}")
+    if len(op.operands) > 3:
+        other = op.operands[3]
+        if not isinstance(other.type, TileType) or other.type.element != buf.element or other.type.shape != buf.shape:
+            _fail(op, f"'other' must be a tile of the buffer's shape and element type, got {other.type}")
+    if op.attrs.get("mask_kind", "uniform") not in ("uniform", "prefix"):
+        _fail(op, f"unknown mask_kind {op.attrs['mask_kind']!r}")
+
+
+def _verify_async_wait(op) -> None:
+    for v in op.operands:
+        _memdesc(op, v, "operand")
+    if not isinstance(op.attrs["num"], int) or op.attrs["num"] < 0:
+        _fail(op, f"num must be a non-negative integer, got {op.attrs['num']!r}")
+
+
+register_op(OpDef("ttg.local_alloc", operands=("src?",), pure=False, verify=_verify_local_alloc,
+                  doc="A new shared-memory buffer, optionally written with a tile."))
+register_op(OpDef("ttg.local_load", operands=("src",), pure=False, verify=_verify_local_load,
+                  doc="A shared-memory buffer read into a tile."))
+register_op(OpDef("ttg.local_store", operands=("value", "dst"), num_results=0, pure=False,
+                  verify=_verify_local_store, doc="A tile written into a shared-memory buffer."))
+register_op(OpDef("ttg.memdesc_subview", operands=("src", "index"), verify=_verify_subview,
+                  doc="One slot of a multi-buffer."))
+register_op(OpDef("ttg.memdesc_trans", operands=("src",), attrs=("order",), verify=_verify_memdesc_trans,
+                  doc="A buffer seen with permuted dimensions."))
+register_op(OpDef("ttg.async_copy_global_to_local", operands=("ptr", "dst", "mask?", "other?"), num_results=0,
+                  pure=False, verify=_verify_async_copy, doc="cp.async from global memory into a buffer."))
+register_op(OpDef("ttg.async_commit_group", num_results=0, pure=False, doc="cp.async.commit_group"))
+register_op(OpDef("ttg.async_wait", operands=("buffers*",), attrs=("num",), num_results=0, pure=False,
+                  verify=_verify_async_wait, doc="cp.async.wait_group num"))

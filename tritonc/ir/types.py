@@ -8,7 +8,12 @@ Text forms (the IR printer and parser use ``str(type)`` and :func:`parse_type`):
 * pointers to global memory: ``ptr<f16>``;
 * tiles: ``f32[64,64]``, a tile of pointers ``ptr<f16>[64,32]``. After ``assign-layouts`` a
   tile type also carries its layout (``f32[64,64] #blocked0`` in text, see ``layouts.py``).
-  A 0-d value is just the scalar type; tiles have rank >= 1 and power-of-two dimensions.
+  A 0-d value is just the scalar type; tiles have rank >= 1 and power-of-two dimensions;
+* shared-memory buffers (ttg level only, ``ttg_ops.py``): ``!ttg.memdesc<f16[3,64,32] #shared0>``,
+  a descriptor of a buffer of ``shape`` elements in shared memory laid out by a
+  ``SharedLayout`` (swizzle and dimension order). It is not a tile: no thread owns its
+  elements; ``ttg.local_load`` reads it into a tile, ``ttg.local_store`` /
+  ``ttg.async_copy_global_to_local`` write it.
 """
 from __future__ import annotations
 
@@ -109,14 +114,46 @@ class TileType(Type):
         return text if self.layout is None else f"{text} {self.layout}"
 
 
+@dataclass(frozen=True)
+class MemDescType(Type):
+    """A shared-memory buffer of ``element``s (see the module docstring); ``layout`` is a
+    ``SharedLayout`` (``None`` only in hand-written IR before layouts are chosen)."""
+
+    element: ScalarType
+    shape: tuple[int, ...]
+    layout: "Layout | None" = None
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def bytes(self) -> int:
+        """Size of the buffer in bytes."""
+        return self.numel * self.element.bytes
+
+    def __str__(self) -> str:
+        text = f"{self.element}[{','.join(map(str, self.shape))}]"
+        if self.layout is not None:
+            text += f" {self.layout}"
+        return f"!ttg.memdesc<{text}>"
+
+
 def element_type(t: Type) -> ElementType:
-    """The element type of a tile, or the type itself for a scalar or pointer."""
-    return t.element if isinstance(t, TileType) else t  # type: ignore[return-value]
+    """The element type of a tile or buffer, or the type itself for a scalar or pointer."""
+    return t.element if isinstance(t, (TileType, MemDescType)) else t  # type: ignore[return-value]
 
 
 def shape_of(t: Type) -> tuple[int, ...]:
-    """The shape of a tile; ``()`` for a scalar or pointer."""
-    return t.shape if isinstance(t, TileType) else ()
+    """The shape of a tile or buffer; ``()`` for a scalar or pointer."""
+    return t.shape if isinstance(t, (TileType, MemDescType)) else ()
 
 
 def layout_of(t: Type) -> "Layout | None":

@@ -22,7 +22,11 @@ What it does, and where the conventions come from (cli-launcher-anchors.md §5c/
   cubin's (``Kernel.arguments_info``) once; the dynamic shared memory limit is raised per
   device when the kernel needs more than 48 KiB;
 * ``stream=None`` launches on torch's current stream when a torch tensor is among the
-  arguments, else on the device's default stream.
+  arguments, else on the device's default stream;
+* specialised variants (``K__spec16``, see ``tritonc/transforms/specialize.py``): after the
+  checks, the first variant whose every assumption holds (an address or integer argument is a
+  multiple of ``m``) is launched instead of the kernel; each variant is loaded, checked and
+  given its shared-memory limit like a kernel of its own.
 """
 # ---- runtime ----
 import math as _math
@@ -64,14 +68,26 @@ class _Param:
 
 
 class _KernelSpec:
-    """A kernel of the embedded cubin: name, parameters, block size and dynamic shared memory."""
+    """A kernel of the embedded cubin: name, parameters, block size and dynamic shared memory,
+    and its specialised variants as ``(spec, ((parameter index, multiple), ...))`` pairs."""
 
-    def __init__(self, name, params, num_warps, shared_bytes):
+    def __init__(self, name, params, num_warps, shared_bytes, variants=()):
         self.name = name
         self.params = tuple(params)
         self.num_warps = num_warps
         self.block_threads = num_warps * 32
         self.shared_bytes = shared_bytes
+        self.variants = tuple(
+            (_KernelSpec(symbol, self.params, num_warps, variant_shared), tuple(multiples))
+            for symbol, variant_shared, multiples in variants)
+
+    def select(self, converted):
+        """The spec to launch for the converted arguments: the first variant whose assumptions
+        hold, else this kernel."""
+        for spec, multiples in self.variants:
+            if all(int(converted[i]) % m == 0 for i, m in multiples):
+                return spec
+        return self
 
 
 def _where(spec, param):
@@ -282,6 +298,7 @@ class _CubinModule:
         if 0 in dims:
             return
 
+        spec = spec.select(converted)
         core = self._cuda_core()
         device = core.Device(next(iter(devices)) if devices else None)
         device.set_current()

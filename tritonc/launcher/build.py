@@ -3,12 +3,15 @@
 The host-visible types come from the kernel's parameters in the tile IR: a scalar or
 pointee type plus the ``unsigned`` parameter attribute (IR integers are signless), and the
 promises ``multipleof`` / ``aligned`` and flags ``noalias`` / ``readonly`` / ``writeonly``.
+A kernel's specialised variants (functions with ``variant_of = "<kernel>"``, made by the
+``specialize`` pass) become its :class:`KernelVariant` s: their assumptions are the parameters
+whose promise the variant strengthens.
 """
 from __future__ import annotations
 
 from ..ir.core import Function
 from ..ir.types import PointerType, ScalarType, Type
-from .signature import CompiledKernel, KernelParam, KernelSignature
+from .signature import CompiledKernel, KernelParam, KernelSignature, KernelVariant
 
 _SIGNED = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
            "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
@@ -45,11 +48,28 @@ def compiled_kernels(comp) -> list[CompiledKernel]:
     defines = {k: ("1" if v is None else v) for k, v in comp.options.defines.items()}
     defines.update({k: str(v[0]) for k, v in comp.options.tune.items()})
     out = []
-    for f in comp.ttgir.functions:
-        if f.kind != "kernel":
+    kernels = [f for f in comp.ttgir.functions if f.kind == "kernel"]
+    for f in kernels:
+        if "variant_of" in f.attrs:
             continue
         info = comp.lowered.kernels[f.name]
-        out.append(CompiledKernel(kernel_signature(f), num_warps=info.num_warps, shared_bytes=info.shared_bytes,
+        signature = kernel_signature(f)
+        variants = tuple(kernel_variant(signature, g, comp.lowered.kernels[g.name].shared_bytes)
+                         for g in kernels if g.attrs.get("variant_of") == f.name)
+        out.append(CompiledKernel(signature, num_warps=info.num_warps, shared_bytes=info.shared_bytes,
                                   arch=comp.options.arch, cubin=comp.cubin, ptx=comp.ptx, defines=defines,
-                                  num_stages=comp.options.num_stages))
+                                  num_stages=comp.options.num_stages, variants=variants))
     return out
+
+
+def _required_multiple(p: KernelParam) -> int:
+    """What a launch must pass for ``p``: its address or value is a multiple of this."""
+    return (p.address_multiple if p.is_pointer else p.multipleof) or 1
+
+
+def kernel_variant(generic: KernelSignature, f: Function, shared_bytes: int) -> KernelVariant:
+    """The :class:`KernelVariant` of variant function ``f`` of the kernel with signature ``generic``."""
+    variant = kernel_signature(f)
+    multiples = tuple((p.name, _required_multiple(q)) for p, q in zip(generic.params, variant.params)
+                      if _required_multiple(q) != _required_multiple(p))
+    return KernelVariant(f.name, multiples, shared_bytes)

@@ -27,6 +27,12 @@ Conventions, with their sources:
 * Promises (``__multipleof``, ``__aligned``) are checked before anything else; a broken one
   returns ``CUDA_ERROR_INVALID_VALUE`` and ``K_last_error()`` says which (spec §7).
 * An empty grid (a zero dimension) launches nothing and returns ``CUDA_SUCCESS``.
+* Specialised variants (``CompiledKernel.variants``, e.g. ``K__spec16`` compiled for
+  16-byte-aligned pointers and integers divisible by 16): after the promise checks the
+  launcher tests each variant's assumptions on the actual arguments (``X % 16ull == 0``,
+  ``N % 16 == 0``), most specialised first, and launches the first that holds, else ``K``
+  itself (Triton's ``link.py`` dispatch, anchors §1). The variants are only entries of the
+  module's function table; the public API is the same with or without them.
 * A machine-readable ``// tritonc-kernel: {json}`` line per kernel, like Triton's
   ``// tt-linker:`` comment, and a do-not-edit banner without timestamps (ISPC, anchors §2).
 
@@ -160,6 +166,26 @@ def _promise_checks(kernel: CompiledKernel, cnames: list[str], mod: str) -> list
     return lines
 
 
+def _multiple_test(p: KernelParam, cname: str, m: int) -> str:
+    """The C condition ``argument is a multiple of m`` (an address in bytes for a pointer)."""
+    if p.is_pointer:
+        return f"({cname} % {m}ull) == 0"
+    literal = {"int64": f"INT64_C({m})", "uint64": f"UINT64_C({m})", "uint32": f"{m}u"}.get(p.dtype, str(m))
+    return f"({cname} % {literal}) == 0"
+
+
+def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> list[str]:
+    """C statements setting ``tritonc_fn`` to the first variant whose assumptions hold."""
+    by_name = {p.name: (p, cname) for p, cname in zip(kernel.params, cnames)}
+    lines = [f"    unsigned int tritonc_fn = {index}u; /* {kernel.name} */"]
+    for i, v in enumerate(kernel.variants):
+        tests = " && ".join(_multiple_test(*by_name[name], m) for name, m in v.multiples)
+        keyword = "if" if i == 0 else "else if"
+        lines.append(f"    {keyword} ({tests})")
+        lines.append(f"        tritonc_fn = {index + 1 + i}u; /* {v.name} */")
+    return lines
+
+
 def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                       header_name: str | None = None, command: str | None = None) -> str:
     """Return the text of a header for ``kernels``, which must all come from one cubin.
@@ -179,6 +205,9 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     first = kernels[0]
     mod = _module_prefix(first.name)
     nk = len(kernels)
+    # The cubin functions, in table order: each kernel, then its variants.
+    functions = [(f.name, f.shared_bytes) for k in kernels for f in (k, *k.variants)]
+    nf = len(functions)
     cubin = first.cubin
     header_name = header_name or f"{first.name}.h"
 
@@ -198,6 +227,9 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit(f" *       num_warps={k.num_warps} ({k.block_threads} threads per block), "
              f"dynamic shared memory {k.shared_bytes} bytes"
              + (f", defines {_comment_safe(k.defines_string())}" if k.defines else ""))
+        for v in k.variants:
+            emit(f" *       runs the variant {v.name} when {_comment_safe(v.describe())} "
+                 "(addresses in bytes)")
     emit(" *")
     emit(" * Use: cuInit(0), make a context current (cuDevicePrimaryCtxRetain + cuCtxSetCurrent, or any")
     emit(" * CUDA runtime call), then call the launcher; it loads the cubin into the current context on")
@@ -264,15 +296,15 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit(f"struct {mod}_loaded {{")
     emit("    unsigned long long context_id; /* cuCtxGetId; 0 marks a free slot */")
     emit("    CUmodule module;")
-    emit(f"    CUfunction functions[{nk}];")
+    emit(f"    CUfunction functions[{nf}];")
     emit("};")
     emit(f"static struct {mod}_loaded {mod}_table[TRITONC_MAX_CONTEXTS];")
     emit(f"static const char *{mod}_refused = NULL;")
     emit("")
-    emit(f"static const char *const {mod}_names[{nk}] = {{"
-         + ", ".join(c_string_literal(k.name) for k in kernels) + "};")
-    emit(f"static const unsigned int {mod}_shared_bytes[{nk}] = {{"
-         + ", ".join(f"{k.shared_bytes}u" for k in kernels) + "};")
+    emit(f"static const char *const {mod}_names[{nf}] = {{"
+         + ", ".join(c_string_literal(name) for name, _ in functions) + "};")
+    emit(f"static const unsigned int {mod}_shared_bytes[{nf}] = {{"
+         + ", ".join(f"{shared}u" for _, shared in functions) + "};")
     emit("")
     emit("/* Find this header's module in the current context; load it there when `load` is set and it")
     emit(" * is missing. `*out` is NULL when it is neither loaded nor to be loaded. */")
@@ -282,7 +314,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("    unsigned long long id = 0;")
     emit(f"    struct {mod}_loaded *free_slot = NULL;")
     emit("    CUmodule module = NULL;")
-    emit(f"    CUfunction functions[{nk}];")
+    emit(f"    CUfunction functions[{nf}];")
     emit("    CUresult err;")
     emit("    int i;")
     emit("    *out = NULL;")
@@ -302,7 +334,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("    if (free_slot == NULL) return CUDA_ERROR_OUT_OF_MEMORY;")
     emit(f"    err = cuModuleLoadData(&module, {mod}_cubin);")
     emit("    if (err != CUDA_SUCCESS) return err;")
-    emit(f"    for (i = 0; i < {nk}; ++i) {{")
+    emit(f"    for (i = 0; i < {nf}; ++i) {{")
     emit(f"        err = cuModuleGetFunction(&functions[i], module, {mod}_names[i]);")
     emit(f"        if (err == CUDA_SUCCESS && {mod}_shared_bytes[i] > {DEFAULT_SHARED_LIMIT}u)")
     emit("            err = cuFuncSetAttribute(functions[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,")
@@ -313,7 +345,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("        }")
     emit("    }")
     emit("    free_slot->module = module;")
-    emit(f"    for (i = 0; i < {nk}; ++i) free_slot->functions[i] = functions[i];")
+    emit(f"    for (i = 0; i < {nf}; ++i) free_slot->functions[i] = functions[i];")
     emit("    free_slot->context_id = id;")
     emit("    *out = free_slot;")
     emit("    return CUDA_SUCCESS;")
@@ -331,7 +363,8 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("}")
 
     # ---- per-kernel API
-    for index, k in enumerate(kernels):
+    index = 0  # the kernel's place in the function table
+    for k in kernels:
         cnames = c_param_names(k.params)
         emit("")
         emit(f"/* ---- {k.name} ---- */")
@@ -395,10 +428,17 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
             source = f"tritonc_bool_{i}" if i in bool_index else cname
             emit(f"    tritonc_params[{i}] = &{source};")
         params_arg = "tritonc_params" if k.params else "NULL"
-        emit(f"    return cuLaunchKernel(tritonc_loaded->functions[{index}], grid_x, grid_y, grid_z, "
-             f"{k.block_threads}u, 1u, 1u,")
-        emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
+        if k.variants:
+            out.extend(_variant_dispatch(k, cnames, index))
+            emit("    return cuLaunchKernel(tritonc_loaded->functions[tritonc_fn], grid_x, grid_y, grid_z, "
+                 f"{k.block_threads}u, 1u, 1u,")
+            emit(f"                          {mod}_shared_bytes[tritonc_fn], stream, {params_arg}, NULL);")
+        else:
+            emit(f"    return cuLaunchKernel(tritonc_loaded->functions[{index}], grid_x, grid_y, grid_z, "
+                 f"{k.block_threads}u, 1u, 1u,")
+            emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
         emit("}")
+        index += 1 + len(k.variants)
 
     emit("")
     emit("#ifdef __cplusplus")

@@ -11,6 +11,9 @@ Argument checking and conversion happen before any CUDA call, in code copied fro
 ``tritonc/launcher/_launch_runtime.py`` (its docstring lists the rules and their sources).
 The cubin is embedded as base64 and loaded with ``cuda.core`` on the first launch.
 
+A kernel's specialised variants (``CompiledKernel.variants``) are listed in its ``_KernelSpec``;
+the runtime launches the first whose assumptions the arguments meet (same public API).
+
 Parameter names that are Python keywords or collide with ``grid``/``stream`` get a trailing
 underscore; names starting with ``_`` get an ``arg`` prefix. Output is deterministic (no timestamps, no absolute paths) and starts with a
 do-not-edit banner and one ``# tritonc-kernel: {json}`` line per kernel.
@@ -176,6 +179,12 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
             if p.writeonly:
                 extra.append("writeonly=True")
             emit(f"    _Param({p.name!r}, {p.kind!r}, {p.dtype!r}{''.join(', ' + e for e in extra)}),")
+        if k.variants:
+            index = {p.name: i for i, p in enumerate(k.params)}
+            emit("), variants=(  # (cubin symbol, shared bytes, ((parameter index, multiple), ...))")
+            for v in k.variants:
+                multiples = ", ".join(f"({index[name]}, {m})" for name, m in v.multiples)
+                emit(f"    ({v.name!r}, {v.shared_bytes}, ({multiples},)),  # {v.describe()}")
         emit("))")
         emit("")
         emit("")

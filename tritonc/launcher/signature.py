@@ -17,6 +17,12 @@ Promises (spec §4) that a launcher must check (spec §7):
 ``noalias``, ``readonly`` and ``writeonly`` are recorded (and shown in the generated
 signature) but cannot be checked from addresses alone.
 
+Specialised variants (``transforms/specialize.py``): a :class:`CompiledKernel` may list
+:class:`KernelVariant` s, other kernels of the same cubin with the same parameters that assume
+more (``K__spec16``: some addresses / integers are multiples of 16). A launcher checks the
+kernel's own promises first, then runs the first variant whose every assumption holds for the
+actual arguments, else the kernel itself; the user-visible API does not change.
+
 Invalid signatures raise ``ValueError``: they come from tritonc's front end, so an invalid
 one is a tritonc bug rather than a user error.
 """
@@ -262,6 +268,41 @@ class KernelSignature:
 
 
 @dataclass(frozen=True)
+class KernelVariant:
+    """A specialised copy of a kernel in the same cubin, launched when its assumptions hold.
+
+    Args:
+        name: the variant's symbol in the cubin (``K__spec16``); not a host-visible name.
+        multiples: ``(parameter name, m)`` pairs: the variant assumes that parameter (the
+            address of a pointer, the value of an integer) is a multiple of ``m``.
+        shared_bytes: the variant's dynamic shared memory per block.
+
+    Raises:
+        ValueError: bad symbol, no assumptions, or a non-positive multiple.
+    """
+
+    name: str
+    multiples: tuple[tuple[str, int], ...]
+    shared_bytes: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "multiples", tuple((str(p), int(m)) for p, m in self.multiples))
+        if not isinstance(self.name, str) or not _IDENT_RE.match(self.name):
+            raise ValueError(f"variant name {self.name!r} is not a C identifier")
+        if not self.multiples or any(m < 2 for _, m in self.multiples):
+            raise ValueError(f"variant '{self.name}': needs assumptions 'multiple of m >= 2', got {self.multiples!r}")
+        if type(self.shared_bytes) is not int or self.shared_bytes < 0:
+            raise ValueError(f"variant '{self.name}': shared_bytes must be >= 0, got {self.shared_bytes!r}")
+
+    def describe(self) -> str:
+        """``X % 16 == 0, N % 16 == 0``: the launch condition, for comments and docs."""
+        return ", ".join(f"{p} % {m} == 0" for p, m in self.multiples)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "multiples": dict(self.multiples), "shared_bytes": self.shared_bytes}
+
+
+@dataclass(frozen=True)
 class CompiledKernel:
     """A kernel ready for a launcher: signature, launch shape, target and code.
 
@@ -276,9 +317,12 @@ class CompiledKernel:
         ptx: the PTX the cubin was assembled from (informational).
         defines: the ``-D`` macros and tunable values it was compiled with.
         num_stages: the software-pipelining depth, if it applies.
+        variants: specialised copies in the same cubin, most specialised first; a launch runs
+            the first whose assumptions hold (see :class:`KernelVariant`).
 
     Raises:
-        ValueError: out-of-range launch shape, unknown arch, or a cubin without the ELF magic.
+        ValueError: out-of-range launch shape, unknown arch, a cubin without the ELF magic, or
+            a variant assuming something of a parameter the kernel does not have.
     """
 
     signature: KernelSignature
@@ -289,6 +333,7 @@ class CompiledKernel:
     ptx: str = ""
     defines: dict[str, str] = field(default_factory=dict)
     num_stages: int | None = None
+    variants: tuple[KernelVariant, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, KernelSignature):
@@ -303,6 +348,17 @@ class CompiledKernel:
             raise ValueError(f"kernel '{self.name}': cubin is not an ELF image")
         object.__setattr__(self, "cubin", bytes(self.cubin))
         object.__setattr__(self, "defines", {str(k): str(v) for k, v in self.defines.items()})
+        object.__setattr__(self, "variants", tuple(self.variants))
+        names = {p.name for p in self.params}
+        for v in self.variants:
+            if not isinstance(v, KernelVariant):
+                raise ValueError(f"kernel '{self.name}': variants must be KernelVariant, got {v!r}")
+            unknown = [p for p, _ in v.multiples if p not in names]
+            if unknown:
+                raise ValueError(f"kernel '{self.name}': variant '{v.name}' assumes something of "
+                                 f"'{unknown[0]}', which is not a parameter")
+            if v.name == self.name:
+                raise ValueError(f"kernel '{self.name}': a variant cannot have the kernel's own name")
 
     @property
     def name(self) -> str:
@@ -328,6 +384,8 @@ class CompiledKernel:
                "defines": dict(sorted(self.defines.items()))}
         if self.num_stages is not None:
             out["num_stages"] = self.num_stages
+        if self.variants:
+            out["variants"] = [v.to_dict() for v in self.variants]
         return out
 
     def signature_json(self) -> str:

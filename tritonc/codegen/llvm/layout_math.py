@@ -23,7 +23,27 @@ Model (Triton's ``BlockedEncodingAttr``, TritonGPU dialect; legacy ``scanline_la
 * A :class:`~tritonc.ir.layouts.SliceLayout` ``(dim, parent)`` of shape ``S`` is the parent
   layout on ``S`` with a size-1 dimension inserted at ``dim``, keeping only the registers at
   index 0 along that dimension; threads that differ only along ``dim`` hold replicas.
-  Slices nest; the innermost parent is always blocked here.
+  Slices nest; the innermost parent is blocked, mma or dot-operand.
+* An :class:`~tritonc.ir.layouts.MmaLayout` (version 2, ``mma.sync.m16n8kK``) of a 2-D tile
+  ``[M, N]`` is the accumulator fragment (codegen-facts §2): warps form a
+  ``warps_per_cta = [WM, WN]`` grid, warp ``w`` at ``(wm, wn) = ((w // WN) % WM, w % WN)``
+  (row-major); with ``g = lane // 4``, ``t = lane % 4`` the thread's base is
+  ``(16 wm + g, 8 wn + 2 t)``; the warp tile is ``16 x 8`` and the CTA tile
+  ``16 WM x 8 WN``, repeated ``RM = M / (16 WM)`` times down and ``RN = N / (8 WN)`` across.
+  Registers: for ``rm < RM``, ``rn < RN``: four, at offsets ``(16 WM rm + 8 i, 8 WN rn + j)``
+  for ``(i, j)`` in ``(0,0), (0,1), (1,0), (1,1)``: exactly ``c0..c3`` of one ``mma``.
+* A :class:`~tritonc.ir.layouts.DotOperandLayout` ``(op_idx, parent mma, k_width = kw)`` is
+  an ``mma`` input fragment (32-bit registers of ``kw`` elements, ``kw = 4 / element
+  bytes``; one instruction covers ``8 kw`` of K). Operand A ``[M, K]``: base
+  ``(16 wm + g, kw t)``; per ``rm < RM``, ``kk < K / (8 kw)``: ``a0..a3`` at row offsets
+  ``0, 8, 0, 8`` and K offsets ``0, 0, 4 kw, 4 kw`` (+``kk 8 kw``), each ``kw`` consecutive
+  K elements. Operand B ``[K, N]``: base ``(kw t, 8 wn + g)``; per ``rn``, ``kk``: ``b0, b1``
+  at K offsets ``0, 4 kw``. Every warp of a row (column) of the warp grid holds the same A
+  (B) fragments: those replicas are modelled as a wrap, the base along K carrying an extra
+  ``K * wn`` (``K * wm`` for B) that the ``mod K`` removes, so only ``wn == 0`` (``wm == 0``)
+  holds the canonical copy.
+* A :class:`~tritonc.ir.layouts.SharedLayout` is not a register layout: :func:`shared_offset`
+  gives the element offset of a coordinate in a swizzled buffer.
 
 Every quantity comes in two forms: concrete (numpy, for a given thread; used at compile time
 to decide whether a layout change is a register renumbering) and symbolic (LLVM values of
@@ -36,7 +56,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SharedLayout, SliceLayout
 
 WARP_SIZE = 32
 
@@ -47,18 +67,22 @@ class Distribution:
 
     Attributes:
         layout, shape: what is distributed.
-        blocked: the innermost blocked layout (the layout itself when it is blocked).
+        blocked: the innermost non-slice layout, the *base* (the layout itself when it is
+            blocked, mma or dot-operand); its thread bases are :meth:`thread_bases`.
         pshape: the shape in ``blocked``'s dimension space (sliced dimensions have size 1).
         dims: tile dimension ``i`` is ``blocked`` dimension ``dims[i]``.
         offsets: per register, its constant offset along each ``blocked`` dimension.
+        cta: per ``blocked`` dimension, the extent of one repetition of the base layout
+            (``cta_tile()`` for a blocked layout); a dimension wraps where ``pshape`` is smaller.
     """
 
     layout: Layout
     shape: tuple[int, ...]
-    blocked: BlockedLayout
+    blocked: Layout
     pshape: tuple[int, ...]
     dims: tuple[int, ...]
     offsets: tuple[tuple[int, ...], ...]
+    cta: tuple[int, ...] = ()
 
     @property
     def num_regs(self) -> int:
@@ -67,13 +91,13 @@ class Distribution:
     @property
     def num_threads(self) -> int:
         n = WARP_SIZE
-        for w in self.blocked.warps_per_cta:
+        for w in _base_warps(self.blocked):
             n *= w
         return n
 
     def wraps(self, d: int) -> bool:
         """Whether blocked dimension ``d`` wraps (the CTA tile is larger than the tile there)."""
-        return self.pshape[d] < self.blocked.cta_tile()[d]
+        return self.pshape[d] < (self.cta or self.blocked.cta_tile())[d]
 
     @property
     def replicated(self) -> bool:
@@ -83,7 +107,9 @@ class Distribution:
     # -- concrete (numpy) ------------------------------------------------------------------
     def thread_bases(self) -> np.ndarray:
         """``[threads, blocked rank]``: each thread's base along each blocked dimension."""
-        return _thread_bases(self.blocked, self.num_threads)
+        if isinstance(self.blocked, BlockedLayout):
+            return _thread_bases(self.blocked, self.num_threads)
+        return _mma_thread_bases(self.blocked, self.cta)
 
     def coords(self) -> np.ndarray:
         """``[threads, regs, tile rank]``: the tile coordinates each register holds."""
@@ -174,7 +200,9 @@ def distribution(layout: Layout, shape: tuple[int, ...]) -> Distribution:
     """The :class:`Distribution` of a tile of ``shape`` in ``layout`` (blocked or slice).
 
     Raises:
-        NotImplementedError: for MMA, dot-operand and shared layouts (not lowered yet).
+        NotImplementedError: for shared layouts (buffers, not register tiles), mma layouts
+            other than version 2 on 2-D tiles, dot operands whose K is not a whole number of
+            instructions.
     """
     shape = tuple(shape)
     if isinstance(layout, BlockedLayout):
@@ -198,15 +226,235 @@ def distribution(layout: Layout, shape: tuple[int, ...]) -> Distribution:
                 off[d] = per_dim[d][rest % counts[d]]
                 rest //= counts[d]
             offsets.append(tuple(off))
-        return Distribution(layout, shape, layout, shape, tuple(range(len(shape))), tuple(offsets))
+        return Distribution(layout, shape, layout, shape, tuple(range(len(shape))), tuple(offsets), cta)
     if isinstance(layout, SliceLayout):
         pshape_tile = shape[:layout.dim] + (1,) + shape[layout.dim:]
         parent = distribution(layout.parent, pshape_tile)
         bdim = parent.dims[layout.dim]
         offsets = tuple(o for o in parent.offsets if o[bdim] == 0)
         dims = parent.dims[:layout.dim] + parent.dims[layout.dim + 1:]
-        return Distribution(layout, shape, parent.blocked, parent.pshape, dims, offsets)
+        return Distribution(layout, shape, parent.blocked, parent.pshape, dims, offsets, parent.cta)
+    if isinstance(layout, (MmaLayout, DotOperandLayout)):
+        return _mma_distribution(layout, shape)
     raise NotImplementedError(f"lowering of tiles in layout {layout} is not implemented")
+
+
+# -- tensor-core layouts (mma v2 accumulator and dot operands) -----------------------------
+
+def mma_parent(layout: Layout) -> MmaLayout:
+    """The mma layout of an mma or dot-operand layout."""
+    parent = layout.parent if isinstance(layout, DotOperandLayout) else layout
+    if not isinstance(parent, MmaLayout) or parent.version != 2 or len(parent.warps_per_cta) != 2:
+        raise NotImplementedError(f"only mma version 2 (mma.sync) layouts of 2-D tiles are lowered, got {layout}")
+    return parent
+
+
+def _base_warps(base: Layout) -> tuple[int, ...]:
+    if isinstance(base, BlockedLayout):
+        return base.warps_per_cta
+    return mma_parent(base).warps_per_cta
+
+
+def mma_reps(layout: Layout, shape: tuple[int, ...]) -> tuple[int, int, int]:
+    """``(RM or RN, KK, kw)`` for a dot operand (``RM`` for A, ``RN`` for B), ``(RM, RN, 1)`` for
+    the accumulator: the repetitions of the instruction tile over the CTA tile."""
+    mma = mma_parent(layout)
+    wm, wn = mma.warps_per_cta
+    if isinstance(layout, MmaLayout):
+        return max(1, shape[0] // (16 * wm)), max(1, shape[1] // (8 * wn)), 1
+    kw = layout.k_width
+    if layout.op_idx == 0:
+        return max(1, shape[0] // (16 * wm)), shape[1] // (8 * kw), kw
+    return max(1, shape[1] // (8 * wn)), shape[0] // (8 * kw), kw
+
+
+def _mma_distribution(layout: Layout, shape: tuple[int, ...]) -> Distribution:
+    if len(shape) != 2:
+        raise NotImplementedError(f"layout {layout} of a tile of rank {len(shape)}")
+    mma = mma_parent(layout)
+    wm, wn = mma.warps_per_cta
+    offsets: list[tuple[int, int]] = []
+    if isinstance(layout, MmaLayout):
+        rm_n, rn_n, _ = mma_reps(layout, shape)
+        for rm in range(rm_n):
+            for rn in range(rn_n):
+                for i, j in ((0, 0), (0, 1), (1, 0), (1, 1)):
+                    offsets.append((16 * wm * rm + 8 * i, 8 * wn * rn + j))
+        cta = (16 * wm, 8 * wn)
+    else:
+        reps, kks, kw = mma_reps(layout, shape)
+        if kks < 1 or shape[1 - layout.op_idx] % (8 * kw):
+            raise NotImplementedError(f"K = {shape[1 - layout.op_idx]} is not a multiple of {8 * kw} for {layout}")
+        if layout.op_idx == 0:
+            for rm in range(reps):
+                for kk in range(kks):
+                    for i, kq in ((0, 0), (8, 0), (0, 4 * kw), (8, 4 * kw)):
+                        for e in range(kw):
+                            offsets.append((16 * wm * rm + i, 8 * kw * kk + kq + e))
+            cta = (16 * wm, shape[1] * wn)
+        else:
+            for rn in range(reps):
+                for kk in range(kks):
+                    for kq in (0, 4 * kw):
+                        for e in range(kw):
+                            offsets.append((8 * kw * kk + kq + e, 8 * wn * rn))
+            cta = (shape[0] * wm, 8 * wn)
+    return Distribution(layout, shape, layout, shape, (0, 1), tuple(offsets), cta)
+
+
+@lru_cache(maxsize=None)
+def _mma_thread_bases(layout: Layout, cta: tuple[int, ...]) -> np.ndarray:
+    mma = mma_parent(layout)
+    wm_n, wn_n = mma.warps_per_cta
+    tid = np.arange(WARP_SIZE * wm_n * wn_n, dtype=np.int64)
+    lane, warp = tid % WARP_SIZE, tid // WARP_SIZE
+    wm, wn = (warp // wn_n) % wm_n, warp % wn_n
+    g, t = lane // 4, lane % 4
+    base = np.zeros((tid.size, 2), dtype=np.int64)
+    if isinstance(layout, MmaLayout):
+        base[:, 0], base[:, 1] = 16 * wm + g, 8 * wn + 2 * t
+    elif layout.op_idx == 0:
+        base[:, 0], base[:, 1] = 16 * wm + g, layout.k_width * t + (cta[1] // wn_n) * wn
+    else:
+        base[:, 0], base[:, 1] = layout.k_width * t + (cta[0] // wm_n) * wm, 8 * wn + g
+    return base
+
+
+def mma_thread_bases_ir(lw, layout: Layout, cta: tuple[int, ...]) -> list:
+    """LLVM i32 values: this thread's base along the two dimensions (see :func:`_mma_thread_bases`)."""
+    key = ("mma_bases", layout, cta)
+    if key in lw.cache:
+        return lw.cache[key]
+    from .lowering import I32, const
+    eb = lw.eb
+    mma = mma_parent(layout)
+    wm_n, wn_n = mma.warps_per_cta
+    g, t = mma_lane_ids_ir(lw)
+    wm, wn = mma_warp_ids_ir(lw, mma)
+
+    def lin(*terms):
+        acc = None
+        for v, c in terms:
+            if c == 0 or (isinstance(v, int) and v == 0):
+                continue
+            x = v if c == 1 else eb.mul(v, const(I32, c))
+            acc = x if acc is None else eb.add(acc, x)
+        return acc if acc is not None else const(I32, 0)
+
+    if isinstance(layout, MmaLayout):
+        bases = [lin((wm, 16), (g, 1)), lin((wn, 8), (t, 2))]
+    elif layout.op_idx == 0:
+        bases = [lin((wm, 16), (g, 1)), lin((t, layout.k_width), (wn, cta[1] // wn_n))]
+    else:
+        bases = [lin((t, layout.k_width), (wm, cta[0] // wm_n)), lin((wn, 8), (g, 1))]
+    lw.cache[key] = bases
+    return bases
+
+
+def mma_lane_ids_ir(lw) -> tuple:
+    """``(g, t) = (lane // 4, lane % 4)`` (i32, entry block)."""
+    if "mma_lane" not in lw.cache:
+        from .lowering import I32, const
+        lane = lw.lane()
+        lw.cache["mma_lane"] = (lw.eb.lshr(lane, const(I32, 2)), lw.eb.and_(lane, const(I32, 3)))
+    return lw.cache["mma_lane"]
+
+
+def mma_warp_ids_ir(lw, mma: MmaLayout) -> tuple:
+    """``(wm, wn)``: this warp's position in ``mma.warps_per_cta`` (i32, entry block)."""
+    key = ("mma_warp", mma.warps_per_cta)
+    if key not in lw.cache:
+        from .lowering import I32, const
+        eb = lw.eb
+        wm_n, wn_n = mma.warps_per_cta
+        warp = lw.warp()
+        wn = eb.urem(warp, const(I32, wn_n)) if wn_n > 1 else const(I32, 0)
+        wm = eb.urem(eb.udiv(warp, const(I32, wn_n)), const(I32, wm_n)) if wm_n > 1 else const(I32, 0)
+        lw.cache[key] = (wm, wn)
+    return lw.cache[key]
+
+
+# -- swizzled shared memory ----------------------------------------------------------------
+
+def shared_offset(layout: SharedLayout, shape: tuple[int, ...], coords):
+    """Element offset of ``coords`` (ints or numpy arrays, one per dimension) in a buffer of
+    ``shape`` laid out by ``layout``.
+
+    Dimension ``order[0]`` is contiguous; ``order[1]`` is the *row* dimension; the other
+    dimensions are outer (slowest last). A row holds ``C = shape[order[0]]`` elements in
+    chunks of ``vec``; row ``r`` stores its logical chunk ``c`` at chunk ``c ^ ((r //
+    per_phase) % max_phase)`` (Triton's swizzled shared encoding).
+    """
+    order = layout.order
+    col = coords[order[0]]
+    offset = col % layout.vec
+    if len(order) == 1:
+        return col
+    row = coords[order[1]]
+    phase = (row // layout.per_phase) % layout.max_phase
+    offset = offset + ((col // layout.vec) ^ phase) * layout.vec + row * shape[order[0]]
+    stride = shape[order[0]] * shape[order[1]]
+    for d in order[2:]:
+        offset = offset + coords[d] * stride
+        stride *= shape[d]
+    return offset
+
+
+def shared_offset_ir(builder, layout: SharedLayout, shape: tuple[int, ...], coords: list):
+    """:func:`shared_offset` with i32 LLVM values (``coords`` may mix ints and values)."""
+    from .lowering import I32, const
+
+    def c(x):
+        return const(I32, x) if isinstance(x, int) else x
+
+    def udiv(x, d):
+        if isinstance(x, int):
+            return x // d
+        return x if d == 1 else builder.lshr(x, const(I32, d.bit_length() - 1))
+
+    def urem(x, d):
+        if isinstance(x, int):
+            return x % d
+        return builder.and_(x, const(I32, d - 1))
+
+    def add(x, y):
+        if isinstance(x, int) and isinstance(y, int):
+            return x + y
+        if isinstance(y, int) and y == 0:
+            return x
+        if isinstance(x, int) and x == 0:
+            return y
+        return builder.add(c(x), c(y))
+
+    def mul(x, k):
+        if isinstance(x, int):
+            return x * k
+        if k == 1:
+            return x
+        if k & (k - 1) == 0:
+            return builder.shl(x, const(I32, k.bit_length() - 1))
+        return builder.mul(x, const(I32, k))
+
+    def xor(x, y):
+        if isinstance(x, int) and isinstance(y, int):
+            return x ^ y
+        if isinstance(y, int) and y == 0:
+            return x
+        return builder.xor(c(x), c(y))
+
+    order = layout.order
+    col = coords[order[0]]
+    if len(order) == 1:
+        return c(col)
+    row = coords[order[1]]
+    vec = layout.vec
+    phase = urem(udiv(row, layout.per_phase), layout.max_phase) if layout.max_phase > 1 else 0
+    offset = add(add(urem(col, vec), mul(xor(udiv(col, vec), phase), vec)), mul(row, shape[order[0]]))
+    stride = shape[order[0]] * shape[order[1]]
+    for d in order[2:]:
+        offset = add(offset, mul(coords[d], stride))
+        stride *= shape[d]
+    return c(offset)
 
 
 def find_register_map(src: Distribution, dst_src_lin: np.ndarray) -> list[int] | None:
@@ -263,7 +511,10 @@ def _unwrapped_ir(lw, dist: Distribution) -> list:
     if key in lw.cache:
         return lw.cache[key]
     from .lowering import I32, const
-    bases = thread_bases_ir(lw, dist.blocked)
+    if isinstance(dist.blocked, BlockedLayout):
+        bases = thread_bases_ir(lw, dist.blocked)
+    else:
+        bases = mma_thread_bases_ir(lw, dist.blocked, dist.cta)
     memo: dict = {}
     out = []
     for off in dist.offsets:

@@ -1,0 +1,105 @@
+"""Launch-time specialisation end to end: the ``specialize`` pass through the driver and the
+CLI into the cubin and the launcher descriptions, and what axis info proves on the examples'
+``__spec16`` variants (what the vectorising lowering will build on)."""
+from __future__ import annotations
+
+import pytest
+
+from cli_helpers import EXAMPLES_DIR, tritonc
+from tritonc.analysis.axis_info import AxisInfoAnalysis
+from tritonc.driver import Compilation
+from tritonc.ir.types import PointerType
+from tritonc.launcher.signature import KernelVariant, parse_signature_lines
+from tritonc.options import CompileOptions
+
+VECTOR_ADD = EXAMPLES_DIR / "vector_add.tri"
+BLOCK = {"BLOCK": "1024"}
+
+
+@pytest.fixture(scope="module")
+def vector_add() -> Compilation:
+    return Compilation(VECTOR_ADD, CompileOptions(defines=BLOCK))  # specialize=None: the API default
+
+
+def memory_ops(f):
+    return [op for op in f.walk() if op.name in ("tt.load", "tt.store")]
+
+
+def test_by_default_ir_stays_generic_and_the_cubin_gets_the_variant(vector_add):
+    assert [f.name for f in vector_add.ttir.functions] == ["vector_add"]
+    assert ".entry vector_add__spec16" not in vector_add.ptx
+    launch = vector_add.launch_compilation
+    assert [f.name for f in launch.ttir.functions] == ["vector_add", "vector_add__spec16"]
+    assert launch._frontend is vector_add._frontend  # one frontend run, cloned per chain
+    (kernel,) = vector_add.kernels
+    assert kernel.variants == (KernelVariant("vector_add__spec16", (("Z", 16), ("X", 16), ("Y", 16), ("N", 16)), 0),)
+    assert ".entry vector_add__spec16" in kernel.ptx and b"vector_add__spec16" in vector_add.cubin
+    assert kernel.cubin == vector_add.cubin
+    assert "tritonc_fn = 1u; /* vector_add__spec16 */" in vector_add.header
+    assert "('vector_add__spec16', 0, ((0, 16), (1, 16), (2, 16), (3, 16),))" in vector_add.python_module
+
+
+def test_no_specialize_and_specialize_everywhere():
+    off = Compilation(VECTOR_ADD, CompileOptions(defines=BLOCK, specialize=False))
+    assert off.launch_compilation is off and [f.name for f in off.ttir.functions] == ["vector_add"]
+    on = Compilation(VECTOR_ADD, CompileOptions(defines=BLOCK, specialize=True))
+    assert on.launch_compilation is on
+    assert [f.name for f in on.ttgir.functions] == ["vector_add", "vector_add__spec16"]
+    assert on.ttgir.functions[1].attrs["variant_of"] == "vector_add"  # survives print/parse into ttg
+
+
+@pytest.mark.parametrize("example", ["vector_add", "softmax"])
+def test_spec16_variant_carries_the_assumptions_and_axis_info_sees_them(example):
+    comp = Compilation(EXAMPLES_DIR / f"{example}.tri", CompileOptions(defines=BLOCK, specialize=True))
+    generic, spec = comp.ttir.functions
+    assert spec.name == f"{example}__spec16" and spec.attrs["variant_of"] == example
+    for arg, attrs, plain in zip(spec.args, spec.arg_attrs, generic.arg_attrs):
+        key = "aligned" if isinstance(arg.type, PointerType) else "multipleof"
+        assert attrs == {**plain, key: 16}, arg.name
+    for module in (comp.ttir, comp.ttgir):  # the facts hold before and after layouts
+        axis = AxisInfoAnalysis(module)
+        generic, spec = module.functions
+        for op in memory_ops(spec):
+            ptr = op.get("ptr")
+            info = axis.info(ptr)
+            assert info.divisibility[-1] == 16 and info.contiguity[-1] >= 4, f"{op.name}: {info}"
+            assert axis.info(op.get("mask")).constancy[-1] == 16
+            assert axis.max_vector_elems(ptr, mask=op.get("mask")) == 4  # 4 floats: one 16-byte access
+        for op in memory_ops(generic):
+            assert axis.max_vector_elems(op.get("ptr"), mask=op.get("mask")) == 1
+
+
+def test_matmul_variant_assumes_the_sizes_and_strides():
+    comp = Compilation(EXAMPLES_DIR / "matmul.tri", CompileOptions(specialize=True))
+    generic, spec = comp.ttir.functions
+    promised = {a.name: attrs.get("multipleof") or attrs.get("aligned") for a, attrs in zip(spec.args, spec.arg_attrs)}
+    assert promised == {"A": 16, "B": 16, "C": 16, "M": 16, "N": 16, "K": 16, "lda": 16, "ldb": 16, "ldc": 16}
+    axis = AxisInfoAnalysis(comp.ttir)
+    # f16 tiles: 8 halves per 16-byte access once K (the loop's bound) and N are multiples of 16.
+    assert [axis.max_vector_elems(op.get("ptr"), mask=op.get("mask")) for op in memory_ops(spec)] == [8, 8, 8]
+    assert [axis.max_vector_elems(op.get("ptr"), mask=op.get("mask")) for op in memory_ops(generic)] == [1, 1, 1]
+
+
+def test_cli_specializes_when_it_writes_a_cubin_or_launcher(tmp_path):
+    run = tritonc(VECTOR_ADD, "--emit=ttir", "-o", "-")
+    assert run.status == 0 and "__spec16" not in run.stdout
+    run = tritonc(VECTOR_ADD, "--emit=ttir,header", "-o", tmp_path / "va")
+    assert run.status == 0, run.output
+    assert "tt.func @vector_add__spec16(" in (tmp_path / "va.ttir").read_text()
+    header = (tmp_path / "va.h").read_text()
+    assert parse_signature_lines(header)[0]["variants"][0]["name"] == "vector_add__spec16"
+    run = tritonc(VECTOR_ADD, "--no-specialize", "--emit=ttir,header", "-o", tmp_path / "plain")
+    assert run.status == 0, run.output
+    assert "__spec16" not in (tmp_path / "plain.ttir").read_text() + (tmp_path / "plain.h").read_text()
+    run = tritonc(VECTOR_ADD, "--specialize", "--emit=ttir", "-o", "-")
+    assert run.status == 0 and "tt.func @vector_add__spec16(" in run.stdout
+
+
+def test_cli_print_analysis(tmp_path):
+    run = tritonc(VECTOR_ADD, "--specialize", "--print-analysis=axis-info", "--emit=ttir", "-o", "-")
+    assert run.status == 0, run.output
+    assert run.stderr.startswith("// -----// Analysis axis-info //----- //")
+    assert "tt.addptr %9, %offs : ptr<f32>[1024]  // contiguity=[1024] divisibility=[16] constancy=[1]" in run.stderr
+    assert "//" not in run.stdout.replace("// ", "")  # stdout is the plain IR
+    run = tritonc(VECTOR_ADD, "--print-analysis=bogus", "--emit=ttir", "-o", "-")
+    assert run.status == 2 and "unknown analysis 'bogus'" in run.stderr
