@@ -45,6 +45,7 @@ import pytest
 
 from tritonc.diagnostics import CompileError, DiagnosticSink, SourceManager
 from tritonc.driver import Compilation, frontend
+from tritonc.frontend import ast
 from tritonc.frontend.parser import parse
 from tritonc.frontend.sema import analyze
 from tritonc.interpreter import run_function
@@ -76,6 +77,8 @@ class Rule:
         ttir: FileCheck directives on the optimised tt IR.
         ptx: FileCheck directives on the PTX (each arch; ``{arch}`` is replaced by it).
         types: declared name -> C type spelling (``'float[16, 8]'``, ``'unsigned int'``).
+        init_types: declared name -> C type of its initialiser expression, as sema typed it
+            before converting it to the declared type (``half h; float x = h + 1.0f`` -> ``float``).
         warnings: substrings, one per expected warning (in order); ``None`` = not checked,
             ``[]`` = no warning at all.
         defines / tunables / options: ``-D`` macros, ``--tune`` values, other CompileOptions.
@@ -96,6 +99,7 @@ class Rule:
     ttir: str | None = None
     ptx: str | None = None
     types: dict[str, str] | None = None
+    init_types: dict[str, str] | None = None
     warnings: list[str] | None = None
     defines: dict[str, str] | None = None
     tunables: dict[str, int] | None = None
@@ -258,6 +262,14 @@ def check_frontend(rule: Rule) -> None:
         found = [str(s.type) for s in result.decls.values() if s.name == name]
         assert found, f"no declaration of '{name}'"
         assert spelled in found, f"'{name}' has type {found}, expected '{spelled}'"
+    if rule.init_types:
+        inits: dict[str, list[str]] = {}
+        for node in tu.walk():
+            if isinstance(node, ast.Declarator) and node.init is not None:
+                inits.setdefault(node.name, []).append(str(result.info(node.init).type))
+        for name, spelled in rule.init_types.items():
+            assert name in inits, f"no initialised declaration of '{name}'"
+            assert spelled in inits[name], f"the initialiser of '{name}' has type {inits[name]}, expected '{spelled}'"
 
 
 def check_ir(rule: Rule) -> None:

@@ -61,7 +61,8 @@ __global__ void k(float *X, int *Out) {
   *X = scaled(*X);
   *Out = SQ(3) + TWO;
 }""", options={"include_dirs": [INCLUDE]}, defines={"SQ(x)": "((x) * (x))", "TWO": "2"},
-         args=fixed(np.ones(1, f32), zeros(1, dtype=i32)), expect=lambda a: {0: [3.0], 1: [11]}),
+         args=fixed(np.ones(1, f32), zeros(1, dtype=i32)), expect=lambda a: {0: [3.0], 1: [11]},
+         ir='CHECK: tt.func @scaled\nCHECK: tt.call {{.*}} {callee = "scaled"}\nCHECK: arith.constant {value = 11} : i32'),
     Rule("command_line_defines", """
 __global__ void k(TYPE *X, float *Out, int lda) {
   int rm[TM] = 0 ... TM;
@@ -204,7 +205,9 @@ __global__ void k(long *Out /* inline */) {
   *(Out + 6) = 2147483647 + 1l;
   *(Out + 7) = 0x7FFFFFFFFFFFFFFF;
 }""", args=lambda: [zeros(8, dtype=np.int64)],
-         expect=lambda a: {0: [10, 8, 31, 22, 0, 1, 2147483648, 2**63 - 1]}),
+         expect=lambda a: {0: [10, 8, 31, 22, 0, 1, 2147483648, 2**63 - 1]},
+         ir="CHECK: {value = 10} : i64\nCHECK: {value = 8} : i64\nCHECK: {value = 31} : i64\nCHECK: {value = 22} : i64\n"
+            "CHECK: {value = 0} : i64\nCHECK: {value = 1} : i64\nCHECK: {value = 2147483648} : i64"),
     Rule("float_literals_double_and_float", """
 __global__ void k(double *D, float *F) {
   *D = 0.1;
@@ -217,7 +220,9 @@ __global__ void k(double *D, float *F) {
 }""", args=lambda: [zeros(4, dtype=np.float64), zeros(2)],
          expect=lambda a: {0: [0.1, float(f32(0.1)), 1e-3 + 0.5 + 2, 150.0],
                            1: [f32(float(f32(0.1)) * 3.0), f32(0.1) * f32(3.0)]},
-         warnings=[]),
+         warnings=[], ir="CHECK: arith.constant {value = 0.1} : f64\nCHECK: {value = 0.10000000149011612} : f64\n"
+                         "CHECK: {value = 2.501} : f64\nCHECK: %x = arith.constant {value = 0.10000000149011612} : f32\n"
+                         "CHECK: arith.extf %x : f64\nCHECK: arith.mulf %x, {{%[0-9]+}} : f32"),
     Rule("double_promotion_warning", """
 __global__ void k(float *X) {
   int r[16] = 0 ... 16;

@@ -133,7 +133,8 @@ __global__ void k(int *Out) {
   *Out = t + t; *(Out + 1) = -t; *(Out + 2) = ~t; *(Out + 3) = t << 3;
   bool b = 5;
   *(Out + 4) = b;
-}""", args=lambda: [zeros(5, dtype=i32)], expect=lambda a: {0: [2, -1, -2, 8, 1]}),
+}""", args=lambda: [zeros(5, dtype=i32)], expect=lambda a: {0: [2, -1, -2, 8, 1]},
+         init_types={"b": "int"}, ir="CHECK: arith.constant {value = 2} : i32\nCHECK: arith.constant {value = -1} : i32"),
     Rule("paper_type_names", """
 __global__ void k(fp32 *F, fp16 *H, fp64 *D, int1 *B, int32 *I) {
   fp32 f = *F;
@@ -144,7 +145,8 @@ __global__ void k(fp32 *F, fp16 *H, fp64 *D, int1 *B, int32 *I) {
 }""", args=fixed(np.array([1.5], f32), zeros(1, dtype=f16), zeros(1, dtype=f64),
                                                 np.zeros(1, bool), zeros(1, dtype=i32)),
          expect=lambda a: {1: [1.5], 2: [1.5], 3: [True], 4: [1]},
-         types={"f": "float", "h": "half", "d": "double", "b": "bool"}),
+         types={"f": "float", "h": "half", "d": "double", "b": "bool"},
+         ir="CHECK: tt.func @k(%F: ptr<f32>, %H: ptr<f16>, %D: ptr<f64>, %B: ptr<i1>, %I: ptr<i32>)"),
 ]
 
 test_frontend, test_ir, test_interp, test_codegen, test_rejected = spec_tests(RULES)

@@ -70,7 +70,7 @@ __global__ void k(int *Out) {
   }
   *Out = a;
 }""", args=lambda: [zeros(5, dtype=i32)], expect=lambda a: {0: [1, 5, 6, 0, 1]},
-         types={"a": "float"}),
+         types={"a": "float"}, ir="CHECK: scf.for\nCHECK: tt.store %Out, {{%[0-9a-z_]+}}"),
     Rule("const_locals_are_constants", """
 __global__ void k(int *Out) {
   const int N = 8;
@@ -81,7 +81,8 @@ __global__ void k(int *Out) {
   *(Out + 8 + (0 ... 8)) = s[+] - 120 + M;
 }""",
          args=lambda: [zeros(16, dtype=i32)], expect=lambda a: {0: np.concatenate([np.arange(8, 16), np.full(8, 16)])},
-         types={"r": "int[8]", "s": "int[16]"}),
+         types={"r": "int[8]", "s": "int[16]"},
+         ir="CHECK: tt.make_range {end = 8, start = 0}\nCHECK: tt.make_range {end = 16, start = 0}"),
     Rule("tunable_first_candidate", """
 const tunable int TM = {8, 16, 32};
 __global__ void k(int *Out) {
@@ -110,7 +111,7 @@ __global__ void k(int *Out) {
   int r[BLOCK] = 0 ... BLOCK;
   *(Out + r) = r;
 }""", tunables={"BLOCK": 16}, args=lambda: [zeros(16, dtype=i32)], expect=lambda a: {0: np.arange(16)},
-         types={"r": "int[16]"}),
+         types={"r": "int[16]"}, ir="CHECK: tt.make_range {end = 16, start = 0}"),
     Rule("num_warps_and_num_stages", """
 __global__ void k(half *A, half *B, float *C) {
   int r[32] = 0 ... 32;

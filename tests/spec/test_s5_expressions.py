@@ -57,7 +57,13 @@ __global__ void k(int *Out, int *X) {
 }""", args=fixed(zeros(8, 16, dtype=i32), X16), expect=lambda a: {0: np.stack([
         a[1] + a[1] * 3 - c_div(a[1], 2), a[1] << 2, a[1] & 1, (a[1] ^ (5 & 6)) | 8,
         ((a[1] < 4) == (a[1] > 10)), ((a[1] > 2) & (a[1] < 9)) | (a[1] == 12),
-        np.where(a[1] > 5, np.where(a[1] > 10, 2, 1), 0), c_rem(-a[1], 5) + ~a[1] * 2])}, gpu=True),
+        np.where(a[1] > 5, np.where(a[1] > 10, 2, 1), 0), c_rem(-a[1], 5) + ~a[1] * 2])},
+         ir="CHECK: arith.muli\nCHECK: arith.addi\nCHECK: arith.divsi\nCHECK: arith.subi\n"
+            "CHECK: arith.constant {value = 2} : i32[16]\nCHECK-NEXT: arith.shli\n"
+            "CHECK: arith.constant {value = 1} : i32[16]\nCHECK-NEXT: arith.andi\n"
+            "CHECK: arith.constant {value = 4} : i32[16]\nCHECK-NEXT: arith.xori\nCHECK-NEXT: arith.constant\n"
+            "CHECK-NEXT: arith.ori\nCHECK: \"slt\"\nCHECK: \"sgt\"\nCHECK: \"eq\"\nCHECK: arith.andi\nCHECK: arith.ori\n"
+            "CHECK: arith.select\nCHECK: arith.select\nCHECK: arith.remsi", gpu=True),
     Rule("prec_assign_and_comma", """
 __global__ void k(int *Out) {
   int a = 1, b = 2, c;
@@ -67,7 +73,11 @@ __global__ void k(int *Out) {
   int x = 10;
   x -= 3; x <<= 2; x >>= 1; x |= 1; x &= 13; x ^= 4; x %= 6; x /= 2;
   *(Out + 3) = x;
-}""", args=lambda: [zeros(4, dtype=i32)], expect=lambda a: {0: [9, 7, 7, 1]}),
+}""", args=lambda: [zeros(4, dtype=i32)], expect=lambda a: {0: [9, 7, 7, 1]},
+         ir="CHECK: %a_1 = arith.addi %a\nCHECK: %b_1 = arith.muli %b, %a_1\nCHECK: %c = arith.addi %a_1, %b_1\n"
+            "CHECK: %b_2 = arith.constant {value = 7}\nCHECK: arith.subi\nCHECK: arith.shli\nCHECK: arith.shrsi\n"
+            "CHECK: arith.ori\nCHECK: arith.andi\nCHECK: arith.xori\nCHECK: arith.remsi\nCHECK: arith.divsi",
+         ttir="CHECK-NOT: arith.addi\nCHECK: arith.constant {value = 9} : i32"),
 
     Rule("compound_assignment_converts", """
 __global__ void k(int *I, char *C, float *F) {
@@ -81,7 +91,9 @@ __global__ void k(int *I, char *C, float *F) {
   p -= 2;
   *I = i; *C = c; *(F + (0 ... 4)) = f; *p = 9.0f;
 }""", args=lambda: [zeros(1, dtype=i32), zeros(1, dtype=i8), zeros(6)],
-         expect=lambda a: {0: [3], 1: [-56], 2: [0, 1, 2, 3, 9, 0]}),
+         expect=lambda a: {0: [3], 1: [-56], 2: [0, 1, 2, 3, 9, 0]},
+         ir="CHECK: arith.sitofp %i : f32\nCHECK: arith.addf\nCHECK: %i_1 = arith.fptosi\nCHECK: arith.extsi %c : i32\n"
+            "CHECK: %c_1 = arith.trunci\nCHECK: %f_1 = arith.mulf %f\nCHECK: %p_1 = tt.addptr %p"),
     Rule("side_effects_in_order", """
 __global__ void k(int *P) {
   int r[4] = 0 ... 4;
@@ -90,7 +102,8 @@ __global__ void k(int *P) {
   int i = 0;
   int a = (i++, i++, i);
   *(P + 16) = a;
-}""", args=lambda: [zeros(17, dtype=i32)], expect=lambda a: {0: [1, 1, 1, 1, 0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 2]}),
+}""", args=lambda: [zeros(17, dtype=i32)], expect=lambda a: {0: [1, 1, 1, 1, 0, 0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 2]},
+         ir="CHECK: %r_1 = arith.addi %r\nCHECK: tt.addptr {{.*}}, %r :\nCHECK: tt.store\nCHECK: tt.addptr {{.*}}, %r_1"),
 
     # ---------------------------------------------------------------- unary operators
     Rule("unary_int_and_float", """
@@ -122,7 +135,9 @@ __global__ void k(int *Out) {
   float f = 1.5f;
   f++;
   *(Out + 9) = (int)(f * 2);
-}""", args=lambda: [zeros(10, dtype=i32)], expect=lambda a: {0: [5, 7, 7, 5, 5, 2, 3, 4, 5, 5]}),
+}""", args=lambda: [zeros(10, dtype=i32)], expect=lambda a: {0: [5, 7, 7, 5, 5, 2, 3, 4, 5, 5]},
+         ir="CHECK: %i_1 = arith.addi %i\nCHECK: %i_3 = arith.subi\nCHECK: tt.store %Out, %i\n"
+            "CHECK: %p = tt.addptr %Out\nCHECK: %r_1 = arith.addi %r\nCHECK: %f_1 = arith.addf %f"),
 
     # ---------------------------------------------------------------- range
     Rule("range_values_and_offsets", """
@@ -274,7 +289,8 @@ __global__ void k(float *Out, half h, bfloat16 b, float f, int i, long l, unsign
          expect=lambda a: {0: [1.75 + 4.0 + 4.5 + 7 + 8 - 12 + 0.375]},
          ir="CHECK: arith.extf %h : f32\nCHECK: arith.addf\nCHECK: arith.extf %h : f32\nCHECK: arith.extf %b : f32\n"
             "CHECK: arith.sitofp %i : f16\nCHECK: arith.extsi %i : i64",
-         types={}),
+         init_types={"hf": "float", "hb": "float", "hi": "half", "il": "long", "iu": "unsigned int", "cc": "int",
+                     "df": "double"}),
     Rule("conv_signed_unsigned_compare", """
 __global__ void k(int *Out, int *X, unsigned *U) {
   int r[16] = 0 ... 16;
@@ -385,7 +401,9 @@ __global__ void k(char *C, short *S, unsigned char *UC, unsigned short *US, int8
          expect=lambda a: {0: (a[0].astype(i32) * 3 + 1).astype(i8), 1: (a[1].astype(i32) ** 2).astype(i16),
                            2: (a[2].astype(i32) + 200).astype(u8), 3: (a[3].astype(i32) - 1).astype(u16),
                            4: (-a[4].astype(i32)).astype(i8), 5: (a[5].astype(i32) << 4).astype(u16)},
-         types={"c": "char[8]", "s": "short[8]"}, gpu=True),
+         types={"c": "char[8]", "s": "short[8]"},
+         ir="CHECK: arith.extsi %c : i32[8]\nCHECK: arith.trunci {{.*}} : i8[8]\nCHECK: arith.extsi %s : i32[8]\n"
+            "CHECK: arith.trunci {{.*}} : i16[8]\nCHECK: arith.extui {{.*}} : i32[8]", gpu=True),
     Rule("half_bf16_double_arith", """
 __global__ void k(half *H, bfloat16 *B, double *D, float *F, long n) {
   int r[16] = 0 ... 16;
@@ -462,7 +480,8 @@ __global__ void k(int *Out, int *P, int n) {
   int v = n > 0 && *P > 5;
   int w = n == 0 || *P > 5;
   *Out = v + 2 * w;
-}""", args=lambda: [zeros(1, dtype=i32), None, 0], expect=lambda a: {0: [2]}),
+}""", args=lambda: [zeros(1, dtype=i32), None, 0], expect=lambda a: {0: [2]},
+         ir="CHECK: scf.if\nCHECK-NEXT: tt.load %P\nCHECK: scf.if\nCHECK: } {\nCHECK-NEXT: tt.load %P"),
 
     # ---------------------------------------------------------------- pointers
     Rule("pointer_arithmetic_scalar", """
@@ -514,7 +533,9 @@ __global__ void k(int *Out, float *P, float *Q) {
   *(Out + 2 + (0 ... 4)) = m;
   *(Out + 6) = !Q;
 }""", args=lambda: [zeros(7, dtype=i32), zeros(4), None], expect=lambda a: {0: [1, 0, 1, 1, 1, 1, 1]},
-         types={"m": "bool[4]"}),
+         types={"m": "bool[4]"}, init_types={"a": "float*", "m": "float*[4]"},
+         ir='CHECK: tt.ptr_to_int %P : i64\nCHECK: %a = arith.cmpi {{.*}} {predicate = "ne"} : i1\n'
+            'CHECK: tt.ptr_to_int %pt : i64[4]\nCHECK: %m = arith.cmpi'),
 
     # ---------------------------------------------------------------- loads and stores
     Rule("load_store_scalar_and_gather_scatter", """
@@ -569,7 +590,8 @@ __global__ void k(float *X, float *Y, float *Z, int n) {
     Rule("cond_deref_null_scalar", """
 __global__ void k(float *Out, float *P, int n) {
   *Out = n > 0 ? *P : 3.0f;
-}""", args=lambda: [zeros(1), None, 0], expect=lambda a: {0: [3.0]}),
+}""", args=lambda: [zeros(1), None, 0], expect=lambda a: {0: [3.0]},
+         ir="CHECK: tt.load %P, {{%[0-9]+}}, {{%[0-9]+}} : f32"),
     Rule("nested_and_scalar_conditions_mask_loads", """
 __global__ void k(float *X, float *Y, float *P, int n, int m) {
   int r[16] = 0 ... 16;
@@ -631,7 +653,7 @@ __global__ void k(half *A, half *B, float *C) {
   float c[16, 16] = a @ b;
   *(C + IDX2(16, 16)) = c;
 }""", args=fixed(randn(16, 32, dtype=f16), randn(32, 16, dtype=f16), zeros(16, 16)),
-         expect=lambda a: {2: a[0].astype(f64) @ a[1].astype(f64)}, rtol=1e-5, atol=1e-5,
+         expect=lambda a: {2: a[0].astype(f64) @ a[1].astype(f64)}, rtol=1e-5, atol=1e-5, init_types={"c": "float[16, 16]"},
          ir="CHECK: tt.dot %a, %b, {{%[0-9]+}} {{.*}}: f32[16,16]", gpu=True, gpu_rtol=1e-3, gpu_atol=1e-3),
     Rule("matmul_bf16_to_float", IDX + """
 __global__ void k(bfloat16 *A, bfloat16 *B, float *C) {
@@ -664,7 +686,7 @@ __global__ void k(char *A, char *B, int *C) {
   int c[16, 16] = a @ b;
   *(C + IDX2(16, 16)) = c;
 }""", args=fixed(randint(-128, 128, 16, 32, dtype=i8), randint(-128, 128, 32, 16, dtype=i8), zeros(16, 16, dtype=i32)),
-         expect=lambda a: {2: a[0].astype(i64) @ a[1].astype(i64)}, types={"c": "int[16, 16]"},
+         expect=lambda a: {2: a[0].astype(i64) @ a[1].astype(i64)}, init_types={"c": "int[16, 16]"},
          ir="CHECK: tt.dot %a, %b, {{.*}} : i32[16,16]", gpu=True),
     Rule("matmul_batched_3d", """
 #define P3(D0, D1, D2) ((0 ... D0)[:, newaxis, newaxis] * (D1 * D2) + (0 ... D1)[newaxis, :, newaxis] * D2 + (0 ... D2)[newaxis, newaxis, :])
@@ -757,7 +779,7 @@ __global__ void k(float *X, float *Out) {
 }""", args=fixed(np.linspace(-20, 20, 128).astype(f32), zeros(256)), rtol=2**-21,
          expect=lambda a: {1: np.concatenate([np.exp(a[0].astype(f64)),
                                               np.log((a[0] * a[0] + f32(2)).astype(f64))])},
-         gpu=True, gpu_rtol=2**-21, gpu_atol=0.0),
+         ir="CHECK: math.exp {{.*}} : f32[128]\nCHECK: math.log {{.*}} : f32[128]", gpu=True, gpu_rtol=2**-21, gpu_atol=0.0),
     Rule("math_result_types", """
 __global__ void k(double *D, float *F, int *I, half *H) {
   int r[4] = 0 ... 4;
@@ -773,7 +795,7 @@ __global__ void k(double *D, float *F, int *I, half *H) {
 }""", args=fixed(np.array([0.5, 1, 2, 4], f64), zeros(4), np.array([1, 4, 9, 16], i32), np.array([0, 1, -1, 2], f16)),
          expect=lambda a: {0: np.exp(a[0]) + np.sqrt(a[0]), 1: np.sqrt(a[2].astype(f32)) + np.exp(a[3].astype(f32)),
                            2: np.abs(a[2] - 2) + np.minimum(a[2], 1) + np.maximum(a[2], 2)}, rtol=1e-6,
-         types={"e": "double[4]", "s": "float[4]", "hh": "float[4]", "ai": "float[4]"},
+         init_types={"e": "double[4]", "s": "float[4]", "hh": "float[4]", "ai": "float[4]"},
          ir="CHECK: math.exp {{.*}} : f64[4]\nCHECK: math.sqrt {{.*}} : f64[4]\nCHECK: arith.sitofp %i : f32[4]\n"
             "CHECK: math.sqrt\nCHECK: arith.extf\nCHECK: math.exp {{.*}} : f32[4]\nCHECK: arith.sitofp\nCHECK: %ai = math.absf {{.*}} : f32[4]\nCHECK: arith.minsi\n"
             "CHECK: arith.maxsi",
@@ -885,7 +907,8 @@ __global__ void accumulate(int *plock, int *count, int *out) {
   *count = c + 1;
   atomic_xchg(plock, 0);
 }""", grid=6, seeds=(None, 4), args=lambda: [zeros(1, dtype=i32), zeros(1, dtype=i32), np.full(6, -1, i32)],
-         expect=lambda a: {0: [0], 1: [6]}, check=lambda o, i: np.testing.assert_array_equal(np.sort(o[2]), np.arange(6))),
+         expect=lambda a: {0: [0], 1: [6]}, check=lambda o, i: np.testing.assert_array_equal(np.sort(o[2]), np.arange(6)),
+         ir="CHECK: scf.while\nCHECK: tt.atomic_cas %plock\nCHECK: tt.atomic_rmw %plock"),
 
     # ---------------------------------------------------------------- barrier
     Rule("debug_barrier_orders_store_and_reload", """

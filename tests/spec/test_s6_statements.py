@@ -102,7 +102,7 @@ __global__ void k(int *Out, int *X) {
   }
   *Out = s; *(Out + 1) = w; *(Out + 2) = steps;
 }""", args=fixed(zeros(3, dtype=i32), np.array([5, -3, 7, 1, -1, 95, 4, 2, 0, 0, 0, 0, 0, 0, 0, 0], i32)),
-         expect=lambda a: {0: [13, 30, 15]}, gpu=True),
+         expect=lambda a: {0: [13, 30, 15]}, ir="CHECK: scf.while\nCHECK: scf.while", gpu=True),
     Rule("do_while_break_and_continue", """
 __global__ void k(int *Out) {
   int i = 0, s = 0;
@@ -136,7 +136,8 @@ __global__ void k(int *Out, int n) {
   *(Out + 11) = 99;
   if (n < 0) return;
   *(Out + 12) = 7;
-}""", args=lambda: [np.full(13, -1, i32), 100], expect=lambda a: {0: [1] + list(range(10)) + [99, 7]}),
+}""", args=lambda: [np.full(13, -1, i32), 100], expect=lambda a: {0: [1] + list(range(10)) + [99, 7]},
+         ir="CHECK: scf.while\nCHECK: scf.if"),
     Rule("loop_carried_tiles", IDX + """
 __global__ void k(float *X, float *Out, int *I) {
   float acc[4, 8] = 0;
@@ -233,7 +234,8 @@ __global__ void k(int *Out) {
   { ; { int a = 3; *Out = a; } }
   for (int i = 0; i < 3; i++);
   if (1) ; else *Out = 5;
-}""", args=lambda: [zeros(1, dtype=i32)], expect=lambda a: {0: [3]}),
+}""", args=lambda: [zeros(1, dtype=i32)], expect=lambda a: {0: [3]},
+         ir="CHECK: %a = arith.constant {value = 3} : i32\nCHECK-NEXT: tt.store %Out, %a\nCHECK-NOT: tt.store"),
 ]
 
 
