@@ -1,4 +1,4 @@
-"""The spec rules marked ``gpu=True`` in tests/spec/*.py, run on a GPU through the generated
+"""The spec rules of tests/spec/*.py that can run on a GPU (``Rule.on_gpu``), run there through the generated
 Python launcher (torch tensors) and compared with the numpy interpreter on the same tile IR.
 
 Each rule is compiled for the GPU's architecture, its fresh arguments are copied to the device,
@@ -66,7 +66,7 @@ def _gpu_rules() -> list:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         for rule in module.RULES:
-            if rule.gpu and rule.runs():
+            if rule.on_gpu():
                 rules.append(pytest.param(rule, id=f"{name[5:]}::{rule.id}"))
     return rules
 

@@ -28,7 +28,7 @@ A level that does not work yet is marked ``xfail(strict=True)`` with ``xfail={"i
 Rejected programs are :class:`Reject` cases (exact message, line and column; frontend only).
 
 Compilations are cached per (source, options, arch), so a kernel is compiled once per
-process; the GPU test (``tests/gpu/test_spec_gpu.py``) reuses the rules marked ``gpu=True``.
+process; the GPU test (``tests/gpu/test_spec_gpu.py``) reuses the rules (:meth:`Rule.on_gpu`).
 """
 from __future__ import annotations
 
@@ -83,7 +83,8 @@ class Rule:
             ``[]`` = no warning at all.
         defines / tunables / options: ``-D`` macros, ``--tune`` values, other CompileOptions.
         seeds: interpreter ``order_seed`` values to run with (``None`` = row-major order).
-        gpu: part of the GPU run (``tests/gpu/test_spec_gpu.py``).
+        gpu: part of the GPU run (``tests/gpu/test_spec_gpu.py``); ``None`` (the default) means
+            every rule that runs and passes no null pointer (see :meth:`on_gpu`).
         gpu_outputs: arg indices the GPU run compares with the interpreter (default: every array).
         xfail: level (or ``codegen-<arch>``) -> reason, for levels that do not work yet.
     """
@@ -107,7 +108,7 @@ class Rule:
     seeds: tuple = (None,)
     rtol: float = 0.0
     atol: float = 0.0
-    gpu: bool = False
+    gpu: bool | None = None
     gpu_outputs: tuple[int, ...] | None = None
     gpu_rtol: float | None = None
     gpu_atol: float | None = None
@@ -115,6 +116,13 @@ class Rule:
 
     def runs(self) -> bool:
         return self.args is not None and (self.expect is not None or self.check is not None)
+
+    def on_gpu(self) -> bool:
+        """Whether the GPU test runs this rule (``gpu``, or by default every rule that runs
+        without null pointer arguments)."""
+        if self.gpu is not None:
+            return self.gpu and self.runs()
+        return self.runs() and all(a is not None for a in self.args())
 
     def compile_options(self, arch: str = "sm_90") -> CompileOptions:
         defines = {k: (None if v is None else str(v)) for k, v in (self.defines or {}).items()}
