@@ -1,0 +1,72 @@
+"""GPU test of launch-time specialisation: the examples compiled with their ``__spec16`` variants
+run through the generated Python module; aligned arguments with sizes that are multiples of 16
+take the variant, odd offsets and sizes the generic kernel, and both give torch's results.
+Skipped without an NVIDIA GPU, torch and cuda.core."""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("cuda.core")
+
+from tritonc.driver import Compilation  # noqa: E402
+from tritonc.options import ARCHS, CompileOptions  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+GPU_ARCH = (f"sm_{''.join(map(str, torch.cuda.get_device_capability(0)))}"
+            if torch.cuda.is_available() else None)
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(GPU_ARCH is None or GPU_ARCH not in ARCHS, reason="needs an NVIDIA GPU tritonc targets"),
+]
+_count = itertools.count()
+
+
+def launcher(tmp_path, example: str):
+    comp = Compilation(EXAMPLES / f"{example}.tri", CompileOptions(defines={"BLOCK": "1024"}, arch=GPU_ARCH))
+    name = f"spec_launcher_{next(_count)}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(comp.python_module)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.metadata[example]["variants"][0]["name"] == f"{example}__spec16"
+    return module
+
+
+def launched(module) -> list[str]:
+    """The cubin symbols the module has loaded so far (each on its first launch)."""
+    return sorted(module._module._kernels)
+
+
+def test_vector_add_takes_the_variant_only_when_its_assumptions_hold(tmp_path):
+    module = launcher(tmp_path, "vector_add")
+    base = torch.randn(3 * 4096 + 64, device="cuda")
+    other = torch.randn(3 * 4096 + 64, device="cuda")
+    for n, offset, symbols in ((4096, 0, ["vector_add__spec16"]),
+                               (4096 - 3, 0, ["vector_add", "vector_add__spec16"]),
+                               (2048, 1, ["vector_add", "vector_add__spec16"]),
+                               (1024 * 5, 4, ["vector_add", "vector_add__spec16"])):
+        x, y = base[offset:offset + n], other[offset:offset + n]
+        z = torch.full_like(x, float("nan"))
+        module.vector_add(z, x, y, n, grid=(n + 1023) // 1024)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(z, x + y)
+        assert launched(module) == symbols
+    assert (offset * 4) % 16 == 0  # the last case: 16-byte aligned again, the variant runs
+
+
+def test_softmax_variant_and_generic_agree_with_torch(tmp_path):
+    module = launcher(tmp_path, "softmax")
+    rows = torch.randn(64, 1000, device="cuda")
+    for n, symbols in ((992, ["softmax__spec16"]), (1000, ["softmax", "softmax__spec16"])):
+        x = rows[:, :n].contiguous()
+        y = torch.empty_like(x)
+        module.softmax(y, x, y.stride(0), x.stride(0), n, grid=x.shape[0])
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y, torch.softmax(x, dim=1))
+        assert launched(module) == symbols
