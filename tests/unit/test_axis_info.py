@@ -449,3 +449,16 @@ def test_row_major_pointer_tile_exhaustively(m):
     assert fact_holds(info, np.stack(runs), 2, batched=True) is None
     assert info.contiguity[1] == 8 and info.divisibility[1] == min(16, 2 * m)
     assert axis.max_vector_elems(v["pa"]) == min(8, m)
+
+
+def test_select_with_a_scalar_condition_keeps_runs():
+    module, axis = parse("""
+  tt.func @f(%c: i1, %n: i32 {multipleof = 16}) attributes {kernel} {
+    %r = tt.make_range {end = 64, start = 0} : i32[64]
+    %sn = tt.splat %n : i32[64]
+    %x = arith.addi %sn, %r : i32[64]
+    %s = arith.select %c, %r, %x : i32[64]
+    tt.return
+  }""")
+    v = values_by_name(module.functions[0])
+    assert axis.info(v["s"]) == AxisInfo((64,), (16,), (1,))

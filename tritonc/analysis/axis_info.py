@@ -172,7 +172,7 @@ def _constant_dims(info: AxisInfo, shape: tuple[int, ...]) -> AxisInfo:
 
 
 def _as_shape(info: AxisInfo, shape: tuple[int, ...]) -> AxisInfo:
-    """A scalar operand of a tile op (``select``'s condition) seen as a splat of ``shape``."""
+    """An operand's fact as one of a value of ``shape`` (element-wise operands already are)."""
     return info if info.rank == len(shape) else _constant_dims(info, shape)
 
 
@@ -496,7 +496,9 @@ def _cmpi(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
 
 def _select(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     shape = dims(op.result.type)
-    cond, a, b = (_as_shape(f, shape) for f in facts)
+    cond, a, b = facts
+    if not shape_of(op.operands[0].type):  # a scalar condition picks one whole tile
+        cond = _constant_dims(cond, shape)
     if cond.constant_value is not None:
         return a if cond.constant_value else b
     step = step_bytes(op.result.type)
