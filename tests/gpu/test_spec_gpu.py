@@ -33,7 +33,7 @@ from tritonc.driver import Compilation  # noqa: E402
 from tritonc.interpreter import run_function  # noqa: E402
 
 SPEC_MODULES = ("test_s2_preprocessor", "test_s3_types", "test_s4_declarations", "test_s5_expressions",
-                "test_s6_statements", "test_s7_host")
+                "test_s6_statements", "test_s7_host", "test_s8_reference_examples")
 
 
 def _gpu_arch() -> str | None:

@@ -42,6 +42,19 @@ __global__ void k(float *A, float *B, float *C) {
 }""", args=fixed(randn(16, 16), randn(16, 16), zeros(16, 16)),
          expect=lambda a: {2: (a[0].astype(f64) @ a[1]) * 2}, rtol=1e-5, atol=1e-5,
          ir="CHECK: tt.dot\nCHECK: arith.mulf", gpu=True),
+    Rule("prec_transpose_binds_tighter_than_matmul", IDX + """
+#define USE_A ^a
+__global__ void k(float *A, float *B, float *C) {
+  float a[16, 16] = *(A + IDX2(16, 16));
+  float b[16, 16] = *(B + IDX2(16, 16));
+  *(C + IDX2(16, 16)) = USE_A @ b;
+  *(C + 256 + IDX2(16, 16)) = a @ ^b + ^a @ ^b;
+}""", args=fixed(randn(16, 16), randn(16, 16), zeros(512)), rtol=1e-5, atol=1e-5,
+         expect=lambda a: {2: np.concatenate([(a[0].T.astype(f64) @ a[1]).ravel(),
+                                              (a[0].astype(f64) @ a[1].T + a[0].T.astype(f64) @ a[1].T).ravel()])},
+         ir="CHECK: [[AT:%[0-9]+]] = tt.trans %a\nCHECK: tt.dot [[AT]], %b\nCHECK: [[BT:%[0-9]+]] = tt.trans %b\n"
+            "CHECK: tt.dot %a, [[BT]]\nCHECK: [[AT2:%[0-9]+]] = tt.trans %a\nCHECK: [[BT2:%[0-9]+]] = tt.trans %b\n"
+            "CHECK: tt.dot [[AT2]], [[BT2]]"),
     Rule("prec_c_operators", """
 __global__ void k(int *Out, int *X) {
   int r[16] = 0 ... 16;
