@@ -352,7 +352,7 @@ def fact_holds(info: AxisInfo, value: np.ndarray, step: int, batched: bool = Fal
     return None
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.data())
 def test_facts_hold_of_computed_values(program, data):
     text, evaluate, draw_params, steps = program
