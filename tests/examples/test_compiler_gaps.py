@@ -67,14 +67,9 @@ COPY_3D = """__global__ void copy3d(float *Y, float *X) {
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "assign-layouts gives a tile built from broadcast ranges the default layout of its [N, 1] "
-    "(or [N, 1, 1]) operand: threads_per_warp=[32, 1(, 1)], warps_per_cta=[4, 1(, 1)], so all 128 "
-    "threads sit on the first axis: a [32, 32] tile is replicated 4x and a [4, 32, 32] tile 32x, "
-    "and the accesses are not coalesced (examples/transpose.tri and permute.tri; the [4, 32, 32] "
-    "permute emits 1024 ld.global per thread and takes about 16 s to compile). The coalesce pass being "
-    "written for assign-layouts (uncommitted when this test was added) makes both cases pass: remove "
-    "this marker when it lands"))
+# Was a gap (a tile built from broadcast ranges took the default layout of its [N, 1] operand:
+# all 128 threads on the first axis, a [32, 32] tile replicated 4x, uncoalesced accesses);
+# assign-layouts now builds around the coalesced layouts of the accesses (transforms/coalesce.py).
 @pytest.mark.parametrize("src", [COPY_2D, COPY_3D], ids=["2d", "3d"])
 def test_loaded_tile_layout_does_not_replicate(src):
     module = Compilation(src, CompileOptions(arch="sm_90")).ttgir

@@ -29,6 +29,18 @@ Layout rules (the constraints the lowering relies on):
 * ``scf.for``/``scf.while``/``scf.if``: carried values, region arguments, yields and results
   of one position share a layout.
 
+Memory accesses come first (``transforms/coalesce.py``): every load, store and atomic on a
+pointer tile has a coalesced layout (from axis info: order by contiguity, 16-byte accesses
+along the fastest dimension, lanes over consecutive addresses). Values are grouped by the
+constraints above that equate layouts (element-wise ops, broadcasts, loop-carried values,
+``scf.if`` results; union-find, :class:`_Groups`); a group holding an access takes the
+access's layout as its default instead of the shape default (loads first, then stores and
+atomics, in program order; gathers, whose pointers have no contiguity, only when nothing
+else decides), so an accumulator, a constant or an index computation feeding an access is
+built in the access's layout. An access always gets its own coalesced layout (operands
+converted into it, its result as users need), so two disagreeing accesses (a transpose)
+cost one conversion, which ``remove-layout-conversions`` places.
+
 Algorithm, three walks over each function (a small form of Triton's layout propagation):
 
 1. *natural* (forward): the layout each value would get from its operands alone;
@@ -46,10 +58,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.core import Block, Function, Module, Operation, Value
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
+
+from .coalesce import access_layouts
 
 WARP_SIZE = 32
 
@@ -120,18 +135,87 @@ def _ops_forward(block: Block):
         yield op
 
 
+def _is_source(v: Value) -> bool:
+    """Constants, splats and ranges: cheap to build in any layout, so they link no groups."""
+    op = getattr(v, "op", None)
+    return op is not None and op.name in ("arith.constant", "tt.splat", "tt.make_range")
+
+
+class _Groups:
+    """Union-find over the tile values whose layouts the rules above make equal.
+
+    Broadcasts and *sources* (constants, splats, ranges) link nothing: they are cheap to
+    rebuild in another layout (``remove-layout-conversions``), and a mask or index tile shared
+    by two accesses must not force one access into the other's layout.
+    """
+
+    def __init__(self, f: Function):
+        self.parent: dict[Value, Value] = {}
+        for op in f.walk():
+            self._add(op)
+
+    def find(self, v: Value) -> Value:
+        root = v
+        while self.parent.get(root, root) is not root:
+            root = self.parent[root]
+        while v is not root:  # path compression
+            self.parent[v], v = root, self.parent.get(v, v)
+        return root
+
+    def union(self, *values: Value) -> None:
+        tiles = [v for v in values if _is_tile(v) and not _is_source(v)]
+        for v in tiles[1:]:
+            a, b = self.find(tiles[0]), self.find(v)
+            if a is not b:
+                self.parent[b] = a
+
+    def _add(self, op: Operation) -> None:
+        name = op.name
+        if name == "scf.for":
+            body = op.regions[0].block
+            for vs in zip(op.operands[3:], body.args[1:], body.terminator.operands, op.results):
+                self.union(*vs)
+        elif name == "scf.while":
+            before, after = op.regions[0].block, op.regions[1].block
+            for vs in zip(op.operands, before.args, after.terminator.operands):
+                self.union(*vs)
+            for vs in zip(before.terminator.operands[1:], after.args, op.results):
+                self.union(*vs)
+        elif name == "scf.if":
+            for i, res in enumerate(op.results):
+                self.union(res, *(r.block.terminator.operands[i] for r in op.regions))
+        elif name == "tt.dot":
+            self.union(op.operands[2], op.result)
+        elif _is_same_layout_op(name):
+            self.union(*op.operands, *op.results)
+
+
 class _FunctionLayouts:
     """The three walks over one function."""
 
-    def __init__(self, f: Function, num_warps: int):
+    def __init__(self, f: Function, num_warps: int, axis: AxisInfoAnalysis | None = None):
         self.f = f
         self.num_warps = num_warps
         self.natural: dict[Value, Layout] = {}
         self.want: dict[Value, Layout] = {}
         self.carried: dict[Operation, list] = {}
         self.changed = False
+        self.groups = _Groups(f)
+        #: memory op -> the layout it is done in; value group root -> the group's layout.
+        self.access: dict[Operation, Layout] = {}
+        self.group_layout: dict[Value, Layout] = {}
+        if axis is not None:
+            self.access, self.group_layout = access_layouts(f, axis, num_warps, self.groups.find)
+
+    def group(self, v: Value) -> Layout | None:
+        """The layout of ``v``'s group (from an access in it), if any."""
+        return self.group_layout.get(self.groups.find(v)) if self.group_layout else None
 
     def default(self, v_or_shape) -> BlockedLayout:
+        if isinstance(v_or_shape, Value):
+            lay = self.group(v_or_shape)
+            if lay is not None:
+                return lay
         shape = v_or_shape.type.shape if isinstance(v_or_shape, Value) else tuple(v_or_shape)
         return default_blocked_layout(tuple(shape), self.num_warps)
 
@@ -141,7 +225,7 @@ class _FunctionLayouts:
             return None
         if v.type.layout is not None:
             return v.type.layout
-        return self.natural.get(v) or self.default(v)
+        return self.group(v) or self.natural.get(v) or self.default(v)
 
     def natural_block(self, block: Block) -> None:
         for op in block.ops:
@@ -196,6 +280,8 @@ class _FunctionLayouts:
             self.natural[res] = SliceLayout(op.attrs["axis"], self.nat(src))
         elif name == "tt.dot":
             self.natural[res] = self.nat(op.operands[2])
+        elif op in self.access:
+            self.natural[res] = self.access[op]
         elif _is_same_layout_op(name):
             for v in op.operands:
                 if _is_tile(v):
@@ -256,13 +342,14 @@ class _FunctionLayouts:
         for region in reversed(op.regions):
             self.wants_block(region.block)
         if name == "tt.store":
-            lay = self.chosen(op.get("value"))
+            lay = self.access.get(op) or self.chosen(op.get("value"))
             for v in op.operands:
-                self.set_want(v, lay)
+                # A store in a layout of its own converts its value (its group keeps its layout).
+                self.set_want(v, (self.group(v) if v is op.get("value") else None) or lay)
             return
         if len(op.results) != 1 or not _is_tile(op.result):
             return
-        lay = self.chosen(op.result)
+        lay = self.access.get(op) or self.chosen(op.result)
         src = op.operands[0] if op.operands else None
         if name == "tt.broadcast":
             self.set_want(src, lay)
@@ -354,7 +441,7 @@ class _FunctionLayouts:
         for region in op.regions:
             self.assign_block(region.block)
         if name == "tt.store":
-            lay = op.get("value").type.layout if _is_tile(op.get("value")) else None
+            lay = self.access.get(op) or (op.get("value").type.layout if _is_tile(op.get("value")) else None)
             for i in range(len(op.operands)):
                 self.require(op, i, lay)
             return
@@ -362,7 +449,9 @@ class _FunctionLayouts:
             return
         res = op.result
         src = op.operands[0] if op.operands else None
-        if res.type.layout is not None and name not in ("tt.reduce", "tt.broadcast"):
+        if op in self.access:
+            lay = self.access[op]
+        elif res.type.layout is not None and name not in ("tt.reduce", "tt.broadcast"):
             lay = res.type.layout
         elif name == "tt.broadcast":
             lay = src.type.layout
@@ -419,11 +508,15 @@ class AssignLayouts(Pass):
 
     name = "assign-layouts"
     num_warps: int = 4
+    #: build the layouts around the coalesced layouts of the memory accesses (``coalesce.py``);
+    #: ``false`` gives every group the shape default (for tests of the propagation alone).
+    coalesce: bool = True
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
         changed = module.attrs.get("num_warps") != num_warps
         module.attrs["num_warps"] = num_warps
+        axis = am.get(AxisInfoAnalysis) if self.coalesce else None
         for f in module.functions:
-            changed |= _FunctionLayouts(f, num_warps).run()
+            changed |= _FunctionLayouts(f, num_warps, axis).run()
         return changed

@@ -1,24 +1,152 @@
-"""``remove-layout-conversions``: drop ``ttg.convert_layout`` ops that do nothing.
+"""``remove-layout-conversions``: drop ``ttg.convert_layout`` ops that are not needed.
 
-Preconditions: ttg IR (after ``assign-layouts``). Preserves: everything but the removed ops.
+Preconditions: ttg IR (after ``assign-layouts`` / ``coalesce``). Preserves: nothing.
 
-Rewrites, to a fixed point:
+A conversion that moves data between threads goes through shared memory (a store, a barrier,
+a load: ``codegen/llvm/convert.py``); one that only renumbers registers is free. Rewrites,
+to a fixed point:
 
 * ``convert_layout(x) -> L`` with ``x`` already in ``L``: replaced by ``x``;
 * ``convert_layout(convert_layout(x) -> L1) -> L2``: reads ``x`` directly (the inner one is
   erased when it has no other users);
-* a conversion with no users is erased (it has no side effects).
+* a conversion with no users is erased (it has no side effects);
+* **rematerialisation** (Triton's backward rematerialisation in ``RemoveLayoutConversions.cpp``):
+  a conversion that is not free and whose operand is computed by *cheap* ops only (index
+  arithmetic: constants, ``make_range``, ``splat``, ``broadcast``, ``expand_dims``, ``trans``,
+  integer arithmetic and comparisons, ``select``, integer casts, ``addptr``), from scalars and
+  from values already in a fitting layout, is replaced by a copy of that computation built
+  directly in the wanted layout: each copied op goes right after its original, its operands in
+  the layouts the lowering needs (``expand_dims`` of ``SliceLayout(axis, L)`` gives ``L``,
+  ``trans`` of the inverse permutation of ``L``, element-wise ops and ``broadcast`` of ``L``).
+  The originals die (``dce``) when nothing else uses them. At most :data:`MAX_REMAT_OPS` ops
+  are copied per conversion; loads, reductions, dots, loop-carried values and float
+  arithmetic are never copied (their data is not cheap to recompute).
 
-This is the trivial first version: Triton's pass also propagates layouts forward and
-backward through element-wise ops and rematerialises cheap producers in the wanted layout,
-which needs a cost model and comes later.
+What stays is a conversion between two layouts that both are needed (a load coalesced along
+one dimension stored coalesced along the other: a transpose).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tritonc.ir.core import Module
+from tritonc.ir.core import Module, Operation, Value
+from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
+
+#: Most ops copied to rematerialise the operand of one conversion.
+MAX_REMAT_OPS = 48
+
+#: Ops copied into another layout instead of converting their results.
+_CHEAP_OPS = {"tt.make_range", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.trans", "tt.addptr",
+              "arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui",
+              "arith.remsi", "arith.remui", "arith.andi", "arith.ori", "arith.xori", "arith.shli",
+              "arith.shrsi", "arith.shrui", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
+              "arith.cmpi", "arith.select", "arith.extsi", "arith.extui", "arith.trunci"}
+
+
+def _cheap(op: Operation) -> bool:
+    """Integer ``arith`` ops by name; the shape ops move registers; constants and selects of
+    any type cost what their integer forms do."""
+    return op.name in _CHEAP_OPS and not op.regions and len(op.results) == 1
+
+
+def _operand_layouts(op: Operation, layout: Layout) -> list[Layout | None] | None:
+    """The layouts ``op``'s operands need for its result to be in ``layout`` (None: scalar or
+    not a tile), or None when ``op`` cannot produce ``layout``."""
+    name = op.name
+    if name == "tt.expand_dims":
+        return [SliceLayout(op.attrs["axis"], layout)]
+    if name == "tt.trans":
+        if not isinstance(layout, BlockedLayout):
+            return None
+        from .assign_layouts import _inverse, trans_layout
+        return [trans_layout(layout, _inverse(op.attrs["order"]))]
+    return [layout if isinstance(v.type, TileType) else None for v in op.operands]
+
+
+def _is_free(src: TileType, dst: TileType) -> bool:
+    """Whether converting ``src`` to ``dst`` only renumbers registers (no shared memory)."""
+    from tritonc.codegen.llvm.layout_math import distribution, find_register_map, linearize
+    try:
+        sd, dd = distribution(src.layout, src.shape), distribution(dst.layout, dst.shape)
+    except (NotImplementedError, ValueError):
+        return False
+    if sd.num_threads != dd.num_threads:
+        return False
+    return find_register_map(sd, linearize(dd.coords(), dd.shape)) is not None
+
+
+class _Remat:
+    """Plans and performs the copy of one conversion's operand in the wanted layout."""
+
+    def __init__(self):
+        self.memo: dict[tuple[Value, Layout], Value] = {}
+
+    def plan(self, v: Value, layout: Layout, seen: dict, budget: list[int]) -> bool:
+        """Whether ``v`` can be had in ``layout`` by copying cheap ops (counts them in ``budget``)."""
+        if not isinstance(v.type, TileType) or v.type.layout == layout or (v, layout) in self.memo:
+            return True
+        key = (v, layout)
+        if key in seen:
+            return seen[key]
+        op = getattr(v, "op", None)
+        if op is None:
+            seen[key] = False
+            return False
+        if op.name == "ttg.convert_layout":
+            ok = self.plan(op.operands[0], layout, seen, budget)
+            seen[key] = ok
+            return ok
+        if not _cheap(op):
+            seen[key] = False
+            return False
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        lays = _operand_layouts(op, layout)
+        ok = lays is not None and all(lay is None or self.plan(x, lay, seen, budget)
+                                      for x, lay in zip(op.operands, lays))
+        seen[key] = ok
+        return ok
+
+    def build(self, v: Value, layout: Layout) -> Value:
+        """``v`` in ``layout`` (after a successful :meth:`plan`)."""
+        if not isinstance(v.type, TileType) or v.type.layout == layout:
+            return v
+        key = (v, layout)
+        if key in self.memo:
+            return self.memo[key]
+        op = v.op
+        if op.name == "ttg.convert_layout":
+            new = self.build(op.operands[0], layout)
+        else:
+            lays = _operand_layouts(op, layout)
+            operands = [x if lay is None else self.build(x, lay) for x, lay in zip(op.operands, lays)]
+            copy = Operation(op.name, operands, [v.type.with_layout(layout)], dict(op.attrs), loc=op.loc,
+                             result_names=[None])
+            op.parent.insert_after(op, copy)
+            new = copy.result
+        self.memo[key] = new
+        return new
+
+
+def _rematerialise(module: Module) -> bool:
+    changed = False
+    remat = _Remat()
+    for op in list(module.walk()):
+        if op.name != "ttg.convert_layout" or op.parent is None:
+            continue
+        src, res = op.operands[0], op.result
+        if src.type == res.type or _is_free(src.type, res.type):
+            continue
+        if not remat.plan(src, res.type.layout, {}, [MAX_REMAT_OPS]):
+            continue
+        new = remat.build(src, res.type.layout)
+        res.replace_all_uses_with(new)
+        op.erase()
+        changed = True
+    return changed
 
 
 def _simplify_once(module: Module) -> bool:
@@ -49,7 +177,7 @@ def _simplify_once(module: Module) -> bool:
 @register_pass
 @dataclass
 class RemoveLayoutConversions(Pass):
-    """Drop identity conversions and chains of conversions."""
+    """Drop identity conversions and chains of conversions; rebuild cheap operands in place."""
 
     name = "remove-layout-conversions"
 
@@ -57,4 +185,8 @@ class RemoveLayoutConversions(Pass):
         changed = False
         while _simplify_once(module):
             changed = True
+        if _rematerialise(module):
+            changed = True
+            while _simplify_once(module):
+                pass
         return changed

@@ -11,7 +11,9 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
   ``divui``/``remui`` unsigned; ``shrsi`` is arithmetic, ``shrui`` logical; ``max``/``min``
   through ``llvm.smax``/``umax``/``smin``/``umin``. Division by zero and shifts by the width
   or more are undefined, as in C.
-* ``divf`` is IEEE ``fdiv`` (``div.rn``), not an approximation; ``remf`` is LLVM's ``frem``,
+* ``divf`` is IEEE ``fdiv`` (``div.rn``), not an approximation (the spec says nothing about the
+  accuracy of ``/``; OpenAI Triton uses ``div.full.f32``, 2 ulp, for f32; :data:`F32_DIVISION`
+  selects that for measurements); ``remf`` is LLVM's ``frem``,
   which NVPTX expands to ``x - trunc(x / y) * y`` (not exact for large quotients);
   ``maxnumf``/``minnumf`` are ``llvm.maxnum``/``minnum`` (``max.f32``: a NaN operand is
   ignored).
@@ -85,8 +87,21 @@ def _int_minmax(lw, op) -> None:
     map_regs(lw, op, lambda a, b: intrinsic_call(lw, base, [a, b]))
 
 
+#: How ``arith.divf`` on f32 is lowered: ``"rn"``, IEEE ``div.rn.f32`` (LLVM's ``fdiv``; the
+#: default), or ``"full"``, ``div.full.f32`` (2 ulp, OpenAI Triton's choice for ``/``). Not a
+#: compile option: ``tritonc.tools.bench`` flips it to measure what IEEE division costs.
+F32_DIVISION = "rn"
+
+
 def _float_binary(lw, op) -> None:
     method = _FLOAT_BINARY[op.name]
+    if method == "fdiv" and F32_DIVISION == "full":
+        def div(a, b):
+            if a.type == F32:
+                return lw.call("llvm.nvvm.div.full", F32, [a, b])
+            return lw.b.fdiv(a, b)
+        map_regs(lw, op, div)
+        return
     map_regs(lw, op, lambda a, b: getattr(lw.b, method)(a, b))
 
 

@@ -317,8 +317,9 @@ class KernelLowering:
                 larg.add_attribute("noalias")
             if attrs.get("readonly"):
                 set.add(larg.attributes, "readonly")
-            if attrs.get("aligned"):
-                larg.attributes.align = int(attrs["aligned"])
+            # At least the element size (spec section 3), more when promised.
+            multiple = int(attrs.get("multipleof") or 1)
+            larg.attributes.align = max(int(attrs.get("aligned") or 1), multiple & -multiple, t.pointee.bytes)
             return larg
         assert isinstance(t, ScalarType)
         value: ir.Value = larg

@@ -2,25 +2,36 @@
 
 * ``tt.addptr(p, off)``: ``getelementptr <pointee>, ptr addrspace(1) p, i64 sext(off)``.
   ``tt.ptr_to_int``/``tt.int_to_ptr``: ``ptrtoint``/``inttoptr`` (i64).
-* ``tt.load`` without a mask: a plain LLVM ``load`` per register (LLVM itself selects
-  ``ld.global.nc`` for pointers derived from ``noalias readonly`` parameters).
-  With a mask: per register one predicated inline-asm load, Triton's form
-  (codegen-facts §1, masked load (c))::
+* **Vectorisation** (:func:`vector_width`): in a blocked layout a thread's registers come in
+  runs of ``size_per_thread[order[0]]`` consecutive elements along the fastest dimension
+  (``layout_math``: registers are numbered with ``order[0]`` fastest). A run is accessed
+  ``vec`` elements per instruction, where ``vec`` is the largest power of two that divides
+  that ``size_per_thread``, the pointer's contiguity along the dimension, its alignment
+  (divisibility in bytes, over the element size) and, with a mask, the mask's constancy
+  there (so one predicate serves the whole access), with ``vec * element bytes <= 16``; all
+  from axis info (``analysis/axis_info.py``: parameter promises ``__aligned`` /
+  ``__multipleof`` and the launcher's ``__spec16`` variants, ``transforms/specialize.py``).
+  The ``coalesce`` layout choice (``transforms/coalesce.py``) makes ``size_per_thread`` that
+  ``vec``. An access of ``vec`` elements moves ``vec * bytes`` as 1, 2 or 4 words of 32 bits
+  (64 for 8-byte elements): ``ld.global.v4.b32`` for four floats or eight halves,
+  ``.v2`` for 8 bytes, a plain ``.b32`` for 4. Accesses below 4 bytes (and ``i1``) are done
+  element by element.
+* ``tt.load`` without a mask: an LLVM ``load <vec x T>, align vec*bytes`` (a scalar ``load``
+  for ``vec = 1``); LLVM itself selects ``ld.global.nc`` for pointers derived from
+  ``noalias readonly`` parameters. With a mask: one predicated inline-asm load per access,
+  Triton's form (codegen-facts §1, masked load (c))::
 
-      mov.b32 $0, $3;                       // `other` (0 without one)
-      @$2 ld.global[.nc].b32 $0, [ $1 + 0 ];
+      mov.b32 $0, $5; ... mov.b32 $3, $8;              // `other` (0 without one)
+      @$4 ld.global[.nc].v4.b32 { $0, $1, $2, $3 }, [ $4 + 0 ];
 
   so a masked-off lane never touches memory and yields ``other``. ``.nc`` (the read-only
   data cache) is used when :func:`readonly_pointer_values` proves the pointer comes only from
-  ``noalias readonly`` parameters. 8-bit elements use ``ld.global.u8`` into a 16-bit register;
-  ``i1`` is stored as one byte (nonzero is true).
+  ``noalias readonly`` parameters. 8-bit elements accessed alone use ``ld.global.u8`` into a
+  16-bit register; ``i1`` is stored as one byte (nonzero is true).
 * ``tt.store``: replicated registers (see ``layout_math``) store only from their canonical
-  copy, so each element is written once; with a mask or replication the store is an
-  inline-asm ``@p st.global.bN``; otherwise a plain ``store``. A scalar store is done by
-  thread 0 only.
-
-Vectorised (``.v2``/``.v4``) accesses come with the ``coalesce`` pass, which will make
-``size_per_thread`` match the pointers' contiguity; this file emits scalar accesses.
+  copy, so each element is written once (the copies of one access agree on that); with a
+  mask or replication the store is an inline-asm ``@p st.global[.v2|.v4].bN``; otherwise a
+  plain LLVM ``store`` (a vector one for ``vec > 1``). A scalar store is done by thread 0 only.
 """
 from __future__ import annotations
 
@@ -32,6 +43,9 @@ from tritonc.ir.types import PointerType, TileType, element_type
 from .elementwise import define, map_regs, num_regs
 from .layout_math import canonical_ir
 from .lowering import GPTR, I1, I8, I16, I32, I64, const, llvm_type, lowers, storage_type
+
+#: Widest access one thread makes with one instruction, in bytes (``ld.global.v4.b32``).
+MAX_ACCESS_BYTES = 16
 
 _PASS_THROUGH = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans",
                  "ttg.convert_layout")
@@ -188,6 +202,125 @@ def scalar_leader(lw) -> ir.Value:
     return lw.cache["leader"]
 
 
+def axis_info(lw):
+    """Axis info of the module being lowered (computed once per kernel)."""
+    if "axis_info" not in lw.cache:
+        from tritonc.analysis.axis_info import AxisInfoAnalysis
+        lw.cache["axis_info"] = AxisInfoAnalysis(lw.f.parent)
+    return lw.cache["axis_info"]
+
+
+def _pow2_divisor(n: int) -> int:
+    return n & -n if n > 0 else 1 << 30
+
+
+def vector_width(lw, ptr: Value, mask: Value | None) -> int:
+    """Elements per access for memory op on pointer tile ``ptr`` (see the module docstring);
+    1 when the access is not vectorisable (``i1``, under 4 bytes, a slice layout without the
+    parent's fastest dimension)."""
+    if not isinstance(ptr.type, TileType) or lw.f.parent is None:
+        return 1
+    dist = lw.dist(ptr)
+    pointee = element_type(ptr.type).pointee
+    fast = dist.blocked.order[0]
+    if pointee.bits == 1 or fast not in dist.dims:  # i1; a slice that removed the fast dimension
+        return 1
+    eb = pointee.bytes
+    d = dist.dims.index(fast)  # the tile dimension (a slice keeps the parent's register order)
+    info = axis_info(lw).info(ptr)
+    vec = min(_pow2_divisor(dist.blocked.size_per_thread[fast]), _pow2_divisor(info.contiguity[d]),
+              _pow2_divisor(max(1, info.divisibility[d] // eb)), MAX_ACCESS_BYTES // eb,
+              _pow2_divisor(ptr.type.shape[d]))
+    if mask is not None and isinstance(mask.type, TileType):
+        vec = min(vec, _pow2_divisor(axis_info(lw).info(mask).constancy[d]))
+    if vec * eb < 4:
+        return 1
+    return vec
+
+
+def _word_type(ty: ir.Type, vec: int) -> tuple[ir.IntType, int, int]:
+    """``(word type, words, elements per word)`` of an access of ``vec`` elements of ``ty``."""
+    bits = _bits(ty)
+    word = 64 if bits == 64 else 32
+    per = word // bits
+    return ir.IntType(word), vec // per, per
+
+
+def _unpack(b: ir.IRBuilder, word: ir.Value, ty: ir.Type, per: int) -> list:
+    if per == 1:
+        return [from_bits(b, word, ty)]
+    v = b.bitcast(word, ir.VectorType(ty, per))
+    return [b.extract_element(v, const(I32, i)) for i in range(per)]
+
+
+def _pack(b: ir.IRBuilder, values: list, word_ty: ir.IntType) -> ir.Value:
+    if len(values) == 1:
+        return to_bits(b, values[0], word_ty)
+    v = ir.Constant(ir.VectorType(values[0].type, len(values)), None)
+    for i, x in enumerate(values):
+        v = b.insert_element(v, x, const(I32, i))
+    return b.bitcast(v, word_ty)
+
+
+def _regs_list(b, words, nwords):
+    return [b.extract_value(words, i) for i in range(nwords)] if nwords > 1 else [words]
+
+
+def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.Type, nc: bool) -> list:
+    """One predicated ``ld.global[.nc][.vN].bW`` of ``len(others)`` elements (``others``: the
+    ``other`` register of each, or None)."""
+    b = lw.b
+    vec = len(others)
+    word_ty, nwords, per = _word_type(ty, vec)
+    c = "l" if word_ty.width == 64 else "r"
+    fill = [_pack(b, [o if o is not None else ir.Constant(ty, None) for o in others[i * per:(i + 1) * per]], word_ty)
+            if any(o is not None for o in others[i * per:(i + 1) * per]) else ir.Constant(word_ty, 0)
+            for i in range(nwords)]
+    outs = ", ".join(f"${i}" for i in range(nwords))
+    movs = "".join(f"mov.b{word_ty.width} ${i}, ${nwords + 2 + i};\n\t" for i in range(nwords))
+    vsuf = f".v{nwords}" if nwords > 1 else ""
+    text = (f"{movs}@${nwords + 1} ld.global{'.nc' if nc else ''}{vsuf}.b{word_ty.width} "
+            f"{{ {outs} }}, [ ${nwords} + 0 ];" if nwords > 1 else
+            f"{movs}@${nwords + 1} ld.global{'.nc' if nc else ''}.b{word_ty.width} $0, [ ${nwords} + 0 ];")
+    ret = ir.LiteralStructType([word_ty] * nwords) if nwords > 1 else word_ty
+    cons = ",".join([f"={c}"] * nwords + ["l", "b"] + [c] * nwords)
+    asm = ir.InlineAsm(ir.FunctionType(ret, [GPTR, I1] + [word_ty] * nwords), text, cons, side_effect=True)
+    words = b.call(asm, [ptr, mask] + fill)
+    out = []
+    for w in _regs_list(b, words, nwords):
+        out += _unpack(b, w, ty, per)
+    return out
+
+
+def vector_plain_load(lw, ptr: ir.Value, ty: ir.Type, vec: int) -> list:
+    b = lw.b
+    v = b.load(ptr, typ=ir.VectorType(ty, vec), align=vec * _bits(ty) // 8)
+    return [b.extract_element(v, const(I32, i)) for i in range(vec)]
+
+
+def vector_store(lw, ptr: ir.Value, values: list, pred: ir.Value | None) -> None:
+    """One ``st.global[.vN].bW`` of ``values`` (predicated by ``pred`` when given)."""
+    b = lw.b
+    ty = values[0].type
+    vec = len(values)
+    if pred is None:
+        vt = ir.VectorType(ty, vec)
+        v = ir.Constant(vt, None)
+        for i, x in enumerate(values):
+            v = b.insert_element(v, x, const(I32, i))
+        b.store(v, ptr, align=vec * _bits(ty) // 8)
+        return
+    word_ty, nwords, per = _word_type(ty, vec)
+    c = "l" if word_ty.width == 64 else "r"
+    words = [_pack(b, values[i * per:(i + 1) * per], word_ty) for i in range(nwords)]
+    regs = ", ".join(f"${i + 1}" for i in range(nwords))
+    text = (f"@${nwords + 1} st.global.v{nwords}.b{word_ty.width} [ $0 + 0 ], {{ {regs} }};" if nwords > 1 else
+            f"@${nwords + 1} st.global.b{word_ty.width} [ $0 + 0 ], $1;")
+    asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), [GPTR] + [word_ty] * nwords + [I1]), text,
+                       ",".join(["l"] + [c] * nwords + ["b"]), side_effect=True)
+    b.call(asm, [ptr] + words + [pred])
+
+
 @lowers("tt.load")
 def _load(lw, op: Operation) -> None:
     ptr, mask, other = op.get("ptr"), op.get("mask"), op.get("other")
@@ -195,11 +328,21 @@ def _load(lw, op: Operation) -> None:
     n = num_regs(lw, op)
     ptrs = lw.regs(ptr, n)
     nc = ptr in lw.nc_values
+    vec = vector_width(lw, ptr, mask)
+    masks = lw.regs(mask, n) if mask is not None else None
+    others = lw.regs(other, n) if other is not None else [None] * n
+    if vec > 1:
+        out = []
+        for g in range(0, n, vec):
+            if masks is None:
+                out += vector_plain_load(lw, ptrs[g], ty, vec)
+            else:
+                out += vector_masked_load(lw, ptrs[g], masks[g], others[g:g + vec], ty, nc)
+        define(lw, op.result, out)
+        return
     if mask is None:
         define(lw, op.result, [plain_load(lw, p, ty) for p in ptrs])
         return
-    masks = lw.regs(mask, n)
-    others = lw.regs(other, n) if other is not None else [None] * n
     define(lw, op.result, [masked_load(lw, p, m, o, ty, nc) for p, m, o in zip(ptrs, masks, others)])
 
 
@@ -215,5 +358,10 @@ def _store(lw, op: Operation) -> None:
         canon = [scalar_leader(lw)]
     ptrs, values = lw.regs(ptr, n), lw.regs(value, n)
     masks = lw.regs(mask, n) if mask is not None else [None] * n
+    vec = vector_width(lw, ptr, mask)
+    if vec > 1 and llvm_type(element_type(value.type)) != I1:
+        for g in range(0, n, vec):
+            vector_store(lw, ptrs[g], values[g:g + vec], lw.and_pred(masks[g], canon[g]))
+        return
     for p, v, m, c in zip(ptrs, values, masks, canon):
         predicated_store(lw, p, v, lw.and_pred(m, c))

@@ -1,0 +1,213 @@
+"""``coalesce``: give every global memory access a layout that coalesces and vectorises it.
+
+The layout choice is Triton's (``lib/Dialect/TritonGPU/Transforms/Coalesce.cpp``; legacy
+``scanline_layout``). For a load, store or atomic whose pointer is a tile, with the pointer's
+axis info (``analysis/axis_info.py``):
+
+* ``order``: dimensions by contiguity, most contiguous first (ties: the later dimension);
+* ``size_per_thread[order[0]] = min(alignment, 16 bytes / element bytes, numel / threads)``
+  where ``alignment = min(contiguity, divisibility / element bytes)`` along ``order[0]``, so
+  one thread's elements along that dimension are one aligned access of at most 16 bytes
+  (``ld.global.v4.b32``); 1 elsewhere; atomics get 1 (one element per instruction);
+* threads of a warp, then warps, go along ``order`` (fastest first), each clamped to what the
+  shape needs, the rest to the slowest dimension (Triton's ``BlockedEncodingAttr::get``), so
+  the 32 lanes of a warp read consecutive memory.
+
+A pointer without contiguity in any dimension (a gather) gets no layout of its own: any
+layout accesses it equally badly, so it takes whatever layout the rest of the computation has
+(:class:`Access` ``strong`` is False).
+
+Where this layout is decided: ``assign-layouts`` asks :func:`access_layouts` first and builds
+the whole computation around the memory accesses (a value group holding an access gets its
+layout), so conversions appear only where two accesses really disagree (a transpose). This
+pass then enforces the choice on any ttg module: each access not yet in its layout gets
+``ttg.convert_layout`` around it (operands into the access layout, the result back), which
+``remove-layout-conversions`` then removes where the producers can be rebuilt in the new
+layout. After ``assign-layouts`` it normally finds nothing to do.
+
+Preconditions: ttg IR (every tile has a layout). Preserves: the values' axis info.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tritonc.analysis.axis_info import MAX_ACCESS_BYTES, AxisInfoAnalysis
+from tritonc.ir.core import Function, Module, Operation
+from tritonc.ir.layouts import BlockedLayout, Layout
+from tritonc.ir.types import TileType, element_type
+from tritonc.passes import AnalysisManager, Pass, register_pass
+
+WARP_SIZE = 32
+
+#: Global memory accesses (ops with a ``ptr`` operand).
+MEMORY_OPS = ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")
+
+
+def blocked_layout(shape: tuple[int, ...], order: tuple[int, ...], size_per_thread: tuple[int, ...],
+                   num_warps: int) -> BlockedLayout:
+    """The blocked layout of ``shape`` with ``size_per_thread`` and ``order`` (fastest first):
+    lanes and then warps fill the dimensions in ``order``, each clamped to the threads the
+    dimension needs, the leftovers go to the slowest dimension (Triton's ``BlockedEncodingAttr::get``)."""
+    rank = len(shape)
+    tpw, wpc = [1] * rank, [1] * rank
+    lanes, warps, threads = WARP_SIZE, num_warps, WARP_SIZE * num_warps
+    prev_lanes = prev_warps = 1
+    for d in order[:-1]:
+        per_cta = max(1, min(threads, shape[d] // size_per_thread[d]))
+        tpw[d] = max(1, min(per_cta, lanes))
+        wpc[d] = max(1, min(per_cta // tpw[d], warps))
+        lanes //= tpw[d]
+        warps //= wpc[d]
+        threads //= per_cta
+        prev_lanes *= tpw[d]
+        prev_warps *= wpc[d]
+    tpw[order[-1]] = WARP_SIZE // prev_lanes
+    wpc[order[-1]] = num_warps // prev_warps
+    return BlockedLayout(tuple(size_per_thread), tuple(tpw), tuple(wpc), tuple(order))
+
+
+def pointer_of(op: Operation):
+    """The pointer operand of a memory op."""
+    return op.get("ptr")
+
+
+def is_tile_access(op: Operation) -> bool:
+    return op.name in MEMORY_OPS and isinstance(pointer_of(op).type, TileType)
+
+
+@dataclass(frozen=True)
+class Access:
+    """What one memory op's pointer allows: ``order`` (most contiguous dimension first), ``vec``
+    (elements one thread may access with one instruction along ``order[0]``), ``strong``
+    (False for a gather: no contiguity anywhere)."""
+
+    op: Operation
+    shape: tuple[int, ...]
+    order: tuple[int, ...]
+    vec: int
+    strong: bool
+
+    def layout(self, vec: int, num_warps: int) -> BlockedLayout:
+        spt = [1] * len(self.shape)
+        spt[self.order[0]] = vec
+        return blocked_layout(self.shape, self.order, tuple(spt), num_warps)
+
+
+def access_of(op: Operation, axis: AxisInfoAnalysis, num_warps: int) -> Access:
+    """The :class:`Access` of memory op ``op`` (a tile access; see the module docstring)."""
+    ptr = pointer_of(op)
+    shape = tuple(ptr.type.shape)
+    info = axis.info(ptr)
+    order = tuple(axis.order(ptr))
+    pointee = element_type(ptr.type).pointee
+    elem_bytes = max(1, pointee.bytes)
+    numel = 1
+    for s in shape:
+        numel *= s
+    vec = 1
+    if op.name in ("tt.load", "tt.store") and pointee.bits > 1:  # i1 is a byte in memory: scalar
+        vec = min(axis.max_vector_elems(ptr, elem_bytes), max(1, MAX_ACCESS_BYTES // elem_bytes),
+                  shape[order[0]], max(1, numel // (WARP_SIZE * num_warps)))
+    return Access(op, shape, order, vec, max(info.contiguity) > 1)
+
+
+def choose_layouts(accesses: list[Access], group_of, num_warps: int, reduced=frozenset()):
+    """The layout of each access and of each value group holding one.
+
+    ``group_of(value)`` names the group of a value (values that must share a layout).
+    ``reduced`` holds the groups of reduction results: a store there follows the layout the
+    reduction gives (a slice, usually already contiguous per thread: a conversion of a small
+    result through shared memory would cost more than it saves), so only loads decide. Per
+    group, the reference access is its first strong load (else its first strong access; a
+    group of gathers only gets nothing: ``assign-layouts`` gives it the shape default); the group's layout has the reference's order and, along ``order[0]``,
+    the largest ``vec`` of the group's strong loads with that order (as Triton, which takes
+    the maximum over the accesses that share an order: a load with less alignment then issues
+    narrower accesses, but needs no conversion), capped by the smallest ``vec`` of its stores
+    with that order (a store wider than it can access would leave gaps in each warp's
+    writes; Triton converts such a store's operands to a narrower layout, here the whole
+    group narrows and needs no conversion). Every access with the reference's order, and
+    every gather, is done in the group's layout; an access with another order (a transpose)
+    in a layout of its own (its operands and result converted).
+
+    Returns:
+        ``(layout per op, layout per group)``.
+    """
+    groups: dict = {}
+    for acc in accesses:
+        groups.setdefault(group_of(pointer_of(acc.op)), []).append(acc)
+    op_layout, group_layout = {}, {}
+    for root, members in groups.items():
+        strong = [a for a in members if a.strong and not (root in reduced and a.op.name == "tt.store")]
+        if not strong:
+            continue  # gathers only: the shape default serves as well as any
+        loads = [a for a in strong if a.op.name == "tt.load"]
+        ref = (loads or strong)[0]
+        same = [a for a in strong if a.order == ref.order]
+        vec = max([a.vec for a in same if a.op.name != "tt.store"] or [ref.vec])
+        vec = min([vec] + [a.vec for a in same if a.op.name == "tt.store"])
+        group_layout[root] = ref.layout(vec, num_warps)
+        for a in members:
+            if a in strong and a.order != ref.order:
+                op_layout[a.op] = a.layout(a.vec, num_warps)
+            else:
+                op_layout[a.op] = group_layout[root]
+    return op_layout, group_layout
+
+
+def access_layouts(f: Function, axis: AxisInfoAnalysis, num_warps: int, group_of=None):
+    """:func:`choose_layouts` over every tile memory op of ``f`` (nested regions included);
+    ``group_of`` defaults to ``assign-layouts``' value groups of ``f``."""
+    if group_of is None:
+        from .assign_layouts import _Groups
+        group_of = _Groups(f).find
+    accesses = [access_of(op, axis, num_warps) for op in f.walk() if is_tile_access(op)]
+    reduced = {group_of(op.result) for op in f.walk()
+               if op.name == "tt.reduce" and isinstance(op.result.type, TileType)}
+    return choose_layouts(accesses, group_of, num_warps, reduced)
+
+
+def _current_layout(op: Operation) -> Layout | None:
+    return pointer_of(op).type.layout
+
+
+def _enforce(op: Operation, layout: Layout) -> bool:
+    """Put ``op`` in ``layout``: convert its tile operands, convert its result back."""
+    changed = False
+    for i, v in enumerate(op.operands):
+        if isinstance(v.type, TileType) and v.type.layout != layout:
+            cvt = Operation("ttg.convert_layout", [v], [v.type.with_layout(layout)], loc=op.loc)
+            op.parent.insert_before(op, cvt)
+            op.set_operand(i, cvt.result)
+            changed = True
+    for res in op.results:
+        if isinstance(res.type, TileType) and res.type.layout != layout:
+            old = res.type
+            res.type = old.with_layout(layout)
+            users = list(res.uses)
+            back = Operation("ttg.convert_layout", [res], [old], loc=op.loc)
+            op.parent.insert_after(op, back)
+            for user, index in users:
+                user.set_operand(index, back.result)
+            changed = True
+    return changed
+
+
+@register_pass
+@dataclass
+class Coalesce(Pass):
+    """Put every tile memory access in its coalesced layout (conversions around it)."""
+
+    name = "coalesce"
+    preserves = (AxisInfoAnalysis,)
+
+    def run(self, module: Module, am: AnalysisManager) -> bool:
+        num_warps = int(module.attrs.get("num_warps", 4))
+        axis = am.get(AxisInfoAnalysis)
+        changed = False
+        for f in module.functions:
+            for op, layout in access_layouts(f, axis, num_warps)[0].items():
+                if _current_layout(op) is not None and _current_layout(op) != layout:
+                    changed |= _enforce(op, layout)
+        return changed
+
+
