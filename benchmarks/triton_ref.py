@@ -32,8 +32,8 @@ def _softmax(Y, X, stride_y, stride_x, N, BLOCK: tl.constexpr):
     tl.store(Y + m * stride_y + n, e / tl.sum(e, 0), mask=n < N)
 
 
-def softmax(y, x, block):
-    _softmax[(x.shape[0],)](y, x, y.stride(0), x.stride(0), x.shape[1], BLOCK=block)
+def softmax(y, x, block, num_warps=4):
+    _softmax[(x.shape[0],)](y, x, y.stride(0), x.stride(0), x.shape[1], BLOCK=block, num_warps=num_warps)
 
 
 @triton.jit

@@ -1,0 +1,349 @@
+"""``make bench``: memory-bound kernels against torch and OpenAI Triton, one table, one run.
+
+Each row compiles one example kernel with tritonc for the local GPU, checks it once at the
+bench size (random inputs, outputs poisoned first, compared with a float64 torch reference:
+``gpu_check.rel_error``), then times the tritonc kernel, the torch equivalent and the same
+kernel written in Triton (``benchmarks/triton_ref.py``, same blocking and ``num_warps``) with
+``triton.testing.do_bench`` (median; each side timed in ``ROUNDS`` alternating rounds and the
+best median kept, so a clock ramp or a neighbour's burst does not decide a ratio). The first
+row measures the device copy bandwidth (``torch`` copy of a 2 GiB buffer, bytes read plus
+written) in the same run: the floor of every memory-bound row is its bytes over that rate.
+
+Columns: GB/s count each input read once and each output written once; ``vs triton`` is
+Triton's time over tritonc's (at least 0.95 is the goal), ``vs copy`` tritonc's GB/s over the
+copy's. Rows are made by the factories in :data:`ROWS`; add a factory to add a row (the
+tensor-core rows go there too: a row with ``flops`` reports TFLOP/s).
+
+``--div-full`` rows time the softmax kernels again with f32 division as ``div.full.f32``
+(``codegen/llvm/elementwise.F32_DIVISION``) to show what IEEE ``div.rn`` costs.
+
+Needs torch, triton and a GPU; exit status 1 if a check failed.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tritonc.tools.gpu_check import _poison, cdiv, load_launcher, local_arch, rel_error
+
+#: Timed rounds per implementation (alternating); the best median is reported.
+ROUNDS = 2
+
+
+@dataclass
+class Row:
+    """One table row: ``make(torch)`` returns the inputs; ``run(which, mod, a)`` launches
+    ``"tritonc"``, ``"torch"`` or ``"triton"`` and returns the output tensors;
+    ``reference(a)`` computes the expected outputs in float64; ``nbytes`` (and ``flops``)
+    are the work for the rate columns. ``example``/``defines``/``num_warps`` say what tritonc
+    compiles (``example`` None: no tritonc kernel, as for the copy row)."""
+
+    name: str
+    size: str
+    make: Callable
+    run: Callable
+    reference: Callable | None
+    nbytes: int
+    example: str | None = None
+    defines: dict[str, str] = field(default_factory=dict)
+    num_warps: int = 4
+    tol: float = 1e-5
+    flops: int = 0
+    tune: dict = field(default_factory=dict)
+    div_full: bool = False
+
+
+def _triton_ref():
+    import triton_ref
+    return triton_ref
+
+
+# ---- rows -------------------------------------------------------------------------------
+
+def copy_row(torch) -> Row:
+    n = 1 << 29  # 2 GiB of fp32
+
+    def make():
+        return dict(x=torch.randn(n, device="cuda"), y=torch.empty(n, device="cuda"))
+
+    def run(which, mod, a):
+        if which == "torch":
+            a["y"].copy_(a["x"])
+            return [a["y"]]
+        return None
+
+    return Row("device copy", f"{n} fp32", make, run, None, 2 * 4 * n)
+
+
+def vector_add_row(torch) -> Row:
+    n = 1 << 28
+
+    def make():
+        z, zbuf = _poison(torch, (n,), torch.float32)
+        return dict(x=torch.randn(n, device="cuda"), y=torch.randn(n, device="cuda"), z=z, bufs=[zbuf])
+
+    def run(which, mod, a):
+        if which == "tritonc":
+            mod.vector_add(a["z"], a["x"], a["y"], n, grid=cdiv(n, 1024))
+        elif which == "torch":
+            torch.add(a["x"], a["y"], out=a["z"])
+        else:
+            _triton_ref().vector_add(a["z"], a["x"], a["y"], 1024)
+        return [a["z"]]
+
+    return Row("vector_add", f"2^28 fp32", make, run, lambda a: [a["x"].double() + a["y"].double()],
+               3 * 4 * n, "vector_add", {"BLOCK": "1024"})
+
+
+def softmax_warps(block: int) -> int:
+    """Warps for a one-row softmax of ``block`` columns (Triton's tutorial: 4, 8 from 2048
+    columns, 16 from 4096)."""
+    return 16 if block >= 4096 else 8 if block >= 2048 else 4
+
+
+def softmax_row(torch, m: int, n: int, div_full: bool = False) -> Row:
+    warps = softmax_warps(n)
+
+    def make():
+        y, ybuf = _poison(torch, (m, n), torch.float32)
+        return dict(x=torch.randn(m, n, device="cuda"), y=y, bufs=[ybuf])
+
+    def run(which, mod, a):
+        x, y = a["x"], a["y"]
+        if which == "tritonc":
+            mod.softmax(y, x, y.stride(0), x.stride(0), n, grid=m)
+        elif which == "torch":
+            torch.softmax(x, dim=1, out=y)
+        else:
+            _triton_ref().softmax(y, x, n, num_warps=warps)
+        return [y]
+
+    name = "softmax" + (" div.full" if div_full else "")
+    return Row(name, f"{m}x{n} fp32", make, run, lambda a: [torch.softmax(a["x"].double(), 1)],
+               2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, div_full=div_full)
+
+
+def layernorm_row(torch) -> Row:
+    m, n, eps = 8192, 4096, 1e-5
+
+    def make():
+        y, ybuf = _poison(torch, (m, n), torch.float16)
+        mean, mbuf = _poison(torch, (m,), torch.float32)
+        rstd, rbuf = _poison(torch, (m,), torch.float32)
+        return dict(x=torch.randn(m, n, device="cuda", dtype=torch.float16),
+                    w=torch.randn(n, device="cuda", dtype=torch.float16),
+                    b=torch.randn(n, device="cuda", dtype=torch.float16),
+                    y=y, mean=mean, rstd=rstd, bufs=[ybuf, mbuf, rbuf])
+
+    def run(which, mod, a):
+        x, y = a["x"], a["y"]
+        if which == "tritonc":
+            mod.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], x.stride(0), n, eps, grid=m)
+        elif which == "torch":
+            torch.nn.functional.layer_norm(x, (n,), a["w"], a["b"], eps)
+            return None
+        else:
+            _triton_ref().layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], eps, 1024)
+        return [y, a["mean"], a["rstd"]]
+
+    def reference(a):
+        x = a["x"].double()
+        mean = x.mean(1)
+        var = ((x - mean[:, None]) ** 2).mean(1)
+        rstd = 1 / torch.sqrt(var + eps)
+        return [(x - mean[:, None]) * rstd[:, None] * a["w"].double() + a["b"].double(), mean, rstd]
+
+    return Row("layernorm fwd", f"{m}x{n} fp16", make, run, reference, 2 * 2 * m * n, "layernorm",
+               {"BLOCK": "1024"}, 4, tol=1e-2)
+
+
+def transpose_row(torch) -> Row:
+    m = n = 8192
+
+    def make():
+        out, obuf = _poison(torch, (n, m), torch.float32)
+        return dict(x=torch.randn(m, n, device="cuda"), out=out, bufs=[obuf])
+
+    def run(which, mod, a):
+        x, out = a["x"], a["out"]
+        if which == "tritonc":
+            mod.transpose(out, x, m, n, x.stride(0), out.stride(0), grid=(cdiv(m, 32), cdiv(n, 32)))
+        elif which == "torch":
+            out.copy_(x.t())
+        else:
+            _triton_ref().transpose(out, x)
+        return [out]
+
+    return Row("transpose", f"{m}x{n} fp32", make, run, lambda a: [a["x"].t()], 2 * 4 * m * n, "transpose",
+               {"TM": "32", "TN": "32"}, 4, tol=0.0)
+
+
+def row_sum_row(torch) -> Row:
+    m = n = 8192
+
+    def make():
+        s, sbuf = _poison(torch, (m,), torch.float32)
+        return dict(x=torch.randn(m, n, device="cuda"), s=s, bufs=[sbuf])
+
+    def run(which, mod, a):
+        x, s = a["x"], a["s"]
+        if which == "tritonc":
+            mod.row_sum(s, x, m, n, x.stride(0), grid=cdiv(m, 8))
+        elif which == "torch":
+            torch.sum(x, dim=1, out=s)
+        else:
+            _triton_ref().row_sum(s, x)
+        return [s]
+
+    return Row("row_sum", f"{m}x{n} fp32", make, run, lambda a: [a["x"].double().sum(1)], 4 * m * n, "reduce",
+               {"BM": "8", "BN": "256"}, 4, tol=1e-4)
+
+
+#: Row factories, in table order: ``factory(torch) -> Row`` (the matmul rows go at the end).
+ROWS: list[Callable] = [
+    copy_row,
+    vector_add_row,
+    lambda torch: softmax_row(torch, 4096, 1024),
+    lambda torch: softmax_row(torch, 4096, 4096),
+    lambda torch: softmax_row(torch, 16384, 2048),
+    lambda torch: softmax_row(torch, 4096, 16384),
+    layernorm_row,
+    transpose_row,
+    row_sum_row,
+]
+
+#: Extra rows for ``--div-full``.
+DIV_FULL_ROWS: list[Callable] = [
+    lambda torch: softmax_row(torch, 4096, 1024, div_full=True),
+    lambda torch: softmax_row(torch, 4096, 16384, div_full=True),
+]
+
+
+# ---- machinery --------------------------------------------------------------------------
+
+def compile_row(row: Row, arch: str):
+    """Compile and import ``row``'s tritonc kernel (``gpu_check.load_launcher``)."""
+    from tritonc.codegen.llvm import elementwise
+
+    saved = elementwise.F32_DIVISION
+    elementwise.F32_DIVISION = "full" if row.div_full else saved
+    try:
+        outdir = Path(tempfile.mkdtemp(prefix="tritonc-bench-"))
+        mod, comp, seconds = load_launcher(row, arch, outdir)
+    finally:
+        elementwise.F32_DIVISION = saved
+    return mod, comp, seconds
+
+
+def check(row: Row, mod, torch) -> tuple[bool, float, str]:
+    a = row.make()
+    got = row.run("tritonc", mod, a)
+    torch.cuda.synchronize()
+    want = row.reference(a)
+    worst = 0.0
+    for g, w in zip(got, want):
+        err = rel_error(torch, g, w)
+        worst = max(worst, err)
+        if err > row.tol:
+            return False, err, f"max error {err:.3g}"
+    for buf, out in zip(a.get("bufs", []), got):
+        tail = buf[out.numel():]
+        if not torch.isnan(tail).all():
+            return False, worst, "wrote past the end of an output"
+    return True, worst, ""
+
+
+def time_rows(row: Row, mod, torch, sides: list[str]) -> dict[str, float | None]:
+    from triton.testing import do_bench
+
+    a = row.make()
+    best: dict[str, float | None] = {s: None for s in sides}
+    for _ in range(ROUNDS):
+        for side in sides:
+            try:
+                row.run(side, mod, a)  # warm-up (compiles Triton's kernel on first use)
+                torch.cuda.synchronize()
+                ms = do_bench(lambda: row.run(side, mod, a), warmup=25, rep=100, return_mode="median")
+            except Exception as e:  # a reference that cannot run is reported, not fatal
+                print(f"  ({row.name} {row.size}: {side} failed: {type(e).__name__}: {str(e)[:200]})",
+                      file=sys.stderr)
+                continue
+            best[side] = ms if best[side] is None else min(best[side], ms)
+    del a
+    return best
+
+
+def _rate(row: Row, ms: float | None) -> str:
+    if not ms:
+        return "-"
+    if row.flops:
+        return f"{row.flops / ms / 1e9:.1f} TFLOP/s"
+    return f"{row.nbytes / ms / 1e6:.0f} GB/s"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="row names to run (the copy row always runs)")
+    parser.add_argument("--div-full", action="store_true", help="also time softmax with div.full.f32")
+    args = parser.parse_args(argv)
+    import torch
+
+    if not torch.cuda.is_available():
+        print("bench: no GPU visible to torch", file=sys.stderr)
+        return 2
+    import triton
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    arch = local_arch(torch)
+    torch.manual_seed(0)
+    print(f"bench: {torch.cuda.get_device_name()} ({arch}), torch {torch.__version__}, triton {triton.__version__}, "
+          f"{time.strftime('%Y-%m-%d')}", flush=True)
+    factories = ROWS + (DIV_FULL_ROWS if args.div_full else [])
+    lines, failed, copy_gbs = [], 0, None
+    for factory in factories:
+        row = factory(torch)
+        if args.only and row.name not in args.only and row.example is not None:
+            continue
+        mod, ok, err, why = None, True, 0.0, ""
+        if row.example is not None:
+            try:
+                mod, _, seconds = compile_row(row, arch)
+                ok, err, why = check(row, mod, torch)
+            except Exception as e:
+                ok, err, why = False, float("nan"), f"{type(e).__name__}: {str(e)[:300]}"
+        failed += not ok
+        sides = ["torch"] if row.example is None else ["tritonc", "torch", "triton"]
+        times = time_rows(row, mod, torch, sides) if ok else {}
+        if row.example is None and times.get("torch"):
+            copy_gbs = row.nbytes / times["torch"] / 1e6
+        t_ms, tr_ms = times.get("tritonc"), times.get("triton")
+        vs_triton = f"{tr_ms / t_ms:.2f}" if t_ms and tr_ms else "-"
+        vs_copy = f"{row.nbytes / t_ms / 1e6 / copy_gbs:.2f}" if t_ms and copy_gbs and not row.flops else "-"
+        lines.append((row.name, row.size, row.num_warps if row.example else "-",
+                      ("ok" if ok else "FAIL " + why) if row.example else "-",
+                      f"{err:.1e}" if row.example else "-",
+                      *(f"{times[s]:.4f}" if times.get(s) else "-" for s in ("tritonc", "torch", "triton")),
+                      _rate(row, t_ms if row.example else times.get("torch")), _rate(row, tr_ms), vs_triton, vs_copy))
+        print(f"  {row.name} {row.size}: {lines[-1][3]} {lines[-1][5:]}", file=sys.stderr, flush=True)
+    head = ("row", "size", "warps", "check", "max err", "tritonc ms", "torch ms", "triton ms",
+            "tritonc rate", "triton rate", "vs triton", "vs copy")
+    table = [head] + lines
+    widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
+    print()
+    for i, r in enumerate(table):
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+        if i == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    print("\nrates: bytes read once + written once over the median time; 'vs triton': Triton's time over "
+          "tritonc's; 'vs copy': tritonc's rate over the device copy's (first row), same run.")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
