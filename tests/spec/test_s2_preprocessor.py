@@ -191,6 +191,19 @@ __global__ void k(int *X, int *Out) {
   put(Out + 1, first_negative(X, 2));
 }""", args=fixed(np.array([3, 4, 5, -1, 2, -3, 0, 0], i32), zeros(2, dtype=i32)), expect=lambda a: {1: [3, -1]},
          ttir="CHECK-NOT: tt.call", gpu=True),
+    Rule("device_functions_void_and_pointer_tiles", """
+__device__ void store2(float *P[8], float v[8]) {
+  *P = v * 2.0f;
+}
+__device__ float*[8] ptrs(float *X) {
+  return X + (0 ... 8);
+}
+__global__ void k(float *X) {
+  float *p[8] = ptrs(X);
+  store2(p, *p);
+}""", args=fixed(randn(8)), expect=lambda a: {0: a[0] * 2},
+         ir="CHECK: tt.func @store2(%P: ptr<f32>[8], %v: f32[8]) attributes {device}\n"
+            "CHECK: tt.func @ptrs(%X: ptr<f32>) -> ptr<f32>[8] attributes {device}", ttir="CHECK-NOT: tt.call"),
     Rule("comments_and_integer_literals", """
 // line comment
 /* block

@@ -701,6 +701,38 @@ __global__ void k(char *A, char *B, int *C) {
 }""", args=fixed(randint(-128, 128, 16, 32, dtype=i8), randint(-128, 128, 32, 16, dtype=i8), zeros(16, 16, dtype=i32)),
          expect=lambda a: {2: a[0].astype(i64) @ a[1].astype(i64)}, init_types={"c": "int[16, 16]"},
          ir="CHECK: tt.dot %a, %b, {{.*}} : i32[16,16]", gpu=True),
+    Rule("matmul_other_element_types", IDX + """
+__global__ void k(double *D, int *I, short *S, long *L, unsigned *U, half *H, float *F, float *Out) {
+  double d[16, 16] = *(D + IDX2(16, 16));
+  int i[16, 16] = *(I + IDX2(16, 16));
+  short s[16, 16] = *(S + IDX2(16, 16));
+  long l[16, 16] = *(L + IDX2(16, 16));
+  unsigned u[16, 16] = *(U + IDX2(16, 16));
+  half h[16, 16] = *(H + IDX2(16, 16));
+  float f[16, 16] = *(F + IDX2(16, 16));
+  double dd[16, 16] = d @ d;
+  int ii[16, 16] = i @ i;
+  short ss[16, 16] = s @ s;
+  long ll[16, 16] = l @ l;
+  unsigned uu[16, 16] = u @ u;
+  float hf[16, 16] = h @ f;
+  *(D + IDX2(16, 16)) = dd;
+  *(I + IDX2(16, 16)) = ii;
+  *(S + IDX2(16, 16)) = ss;
+  *(L + IDX2(16, 16)) = ll;
+  *(U + IDX2(16, 16)) = uu;
+  *(Out + IDX2(16, 16)) = hf;
+}""", args=fixed(randn(16, 16, dtype=f64), randint(-3, 4, 16, 16), randint(-3, 4, 16, 16, dtype=i16),
+                 randint(-3, 4, 16, 16, dtype=i64), randint(0, 4, 16, 16, dtype=u32), randn(16, 16, dtype=f16), randn(16, 16),
+                 zeros(16, 16)),
+         expect=lambda a: {0: a[0] @ a[0], 1: a[1].astype(i64) @ a[1], 2: (a[2].astype(i64) @ a[2]).astype(i16),
+                           3: a[3] @ a[3], 4: a[4] @ a[4], 7: a[5].astype(f64) @ a[6].astype(f64)}, rtol=1e-5, atol=1e-5,
+         init_types={"dd": "double[16, 16]", "ii": "int[16, 16]", "ss": "short[16, 16]", "ll": "long[16, 16]",
+                     "uu": "unsigned int[16, 16]", "hf": "float[16, 16]"},
+         ir="CHECK: tt.dot %d, %d, {{.*}} : f64[16,16]\nCHECK: tt.dot %i, %i, {{.*}} : i32[16,16]\n"
+            "CHECK: tt.dot %s, %s, {{.*}} : i16[16,16]\nCHECK: tt.dot %l, %l, {{.*}} : i64[16,16]\n"
+            "CHECK: tt.dot %u, %u, {{.*}} : i32[16,16]\nCHECK: arith.extf %h\nCHECK: tt.dot {{.*}} : f32[16,16]",
+         gpu_rtol=1e-5, gpu_atol=1e-5),
     Rule("matmul_batched_3d", """
 #define P3(D0, D1, D2) ((0 ... D0)[:, newaxis, newaxis] * (D1 * D2) + (0 ... D1)[newaxis, :, newaxis] * D2 + (0 ... D2)[newaxis, newaxis, :])
 __global__ void k(float *A, float *B, float *C) {
