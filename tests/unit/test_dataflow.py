@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import math
 
-from tritonc.analysis.dataflow import BackwardProblem, ForwardProblem, solve_backward, solve_forward
+from tritonc.analysis.dataflow import (BackwardProblem, DenseForwardProblem, ForwardProblem, solve_backward,
+                                      solve_dense_forward, solve_forward)
 from tritonc.ir.core import Block, Function, Operation, Value
 from tritonc.ir.parser import parse_module
 from tritonc.transforms.folding import fold
@@ -284,3 +285,65 @@ def test_liveness_around_loops():
     j2 = ops["j2"]
     assert {v["n"], v["one"]} <= result.after(j2) and v["one"] in result.after(go)
     assert v["w"] not in result.before(v["w"].owner)
+
+
+# --- dense forward: the ops run since the last barrier (the shape of insert-barriers' problem) ----
+
+class SinceBarrier(DenseForwardProblem):
+    def bottom(self):
+        return frozenset()
+
+    def join(self, a, b):
+        return a | b
+
+    def transfer(self, op: Operation, before):
+        if op.name == "gpu.barrier":
+            return frozenset()
+        return before | {r.name for r in op.results if r.name}
+
+
+def test_dense_forward_joins_branches_and_iterates_loops():
+    f = parse_function("""
+  tt.func @since(%p: ptr<i32>, %c: i1, %n: i32) attributes {kernel} {
+    %zero = arith.constant {value = 0} : i32
+    %one = arith.constant {value = 1} : i32
+    gpu.barrier
+    %r = scf.for %zero, %n, %one, %zero {predicate = "slt"} : i32 {
+    ^(%k: i32, %acc: i32):
+      %top = arith.addi %acc, %k : i32
+      %s = scf.if %c : i32 {
+        gpu.barrier
+        %t = arith.addi %top, %one : i32
+        scf.yield %t
+      } {
+        %e = arith.muli %top, %top : i32
+        scf.yield %e
+      }
+      scf.yield %s
+    }
+    %w = scf.while %r : i32 {
+    ^(%i: i32):
+      %go = arith.cmpi %i, %n {predicate = "slt"} : i1
+      scf.condition %go, %i
+    } {
+    ^(%j: i32):
+      %j2 = arith.addi %j, %one : i32
+      scf.yield %j2
+    }
+    tt.store %p, %w
+    tt.return
+  }""")
+    result = solve_dense_forward(SinceBarrier(), f)
+    ops = {op.results[0].name: op for op in f.walk() if op.results and op.results[0].name}
+    # After the if: the join of the then path ('t' since its barrier) and the else path ('top'
+    # and 'e'): a barrier in one branch does not clear the join. Ops with regions have no
+    # transfer of their own ('s' is not added).
+    assert result.after(ops["s"]) == {"e", "t", "top"}
+    # At the top of the body: the entry (nothing since the barrier) joined with the end of a trip.
+    assert result.before(ops["top"]) == {"e", "t", "top"}
+    assert result.before(ops["t"]) == set()
+    # The loop exits from its head: what a trip leaves, or nothing for zero trips.
+    assert result.after(ops["r"]) == {"e", "t", "top"}
+    # scf.while: the 'after' region feeds 'before' again; the exit comes from 'before'.
+    assert result.before(ops["go"]) == {"e", "t", "top", "go", "j2"}
+    assert result.after(ops["w"]) == result.after(ops["go"])

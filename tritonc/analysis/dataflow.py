@@ -1,6 +1,6 @@
 """A small generic data-flow solver over the structured tile IR.
 
-Two modes, after the ``Analysis(forward, init, merge, transfer)`` tables of Bril's
+Three modes, after the ``Analysis(forward, init, merge, transfer)`` tables of Bril's
 ``examples/df.py`` and the join/transfer/fixpoint structure of legacy Triton's ``membar.cc``:
 
 * **Sparse forward** (:func:`solve_forward`, a :class:`ForwardProblem`): one lattice fact per
@@ -10,6 +10,9 @@ Two modes, after the ``Analysis(forward, init, merge, transfer)`` tables of Bril
 * **Dense backward** (:func:`solve_backward`, a :class:`BackwardProblem`): one state per program
   point, flowing from the end of a function towards its start. Used for liveness of values and
   shared buffers.
+* **Dense forward** (:func:`solve_dense_forward`, a :class:`DenseForwardProblem`): one state per
+  program point, flowing from the start of a function towards its end. Used for the shared-memory
+  accesses pending since the last barrier (``transforms/insert_barriers.py``).
 
 Structured control flow is handled by the solver, not the problem:
 
@@ -270,3 +273,105 @@ class _DenseBackwardSolver(Generic[State]):
         for region in op.regions:
             state = p.join(state, self.block(region.block, region_end))
         return p.transfer(op, state)
+
+
+# --- dense forward mode ----------------------------------------------------------------------
+
+class DenseForwardProblem(Generic[State]):
+    """A dense forward problem: a state per program point, flowing from the function entry.
+
+    The solver follows structured control flow itself: an ``scf.if`` joins the states at the
+    ends of its two regions; a loop's head joins the state on entry with the states at the
+    ends of the iterations (to a fixpoint); a loop exits from its head. Ops with regions get
+    no :meth:`transfer` of their own.
+    """
+
+    def bottom(self) -> State:
+        """The start state of the fixpoint iteration at loop heads (e.g. the empty set)."""
+        raise NotImplementedError
+
+    def boundary(self, function: Function) -> State:
+        """The state before the function's first op. Default: :meth:`bottom`."""
+        return self.bottom()
+
+    def join(self, a: State, b: State) -> State:
+        raise NotImplementedError
+
+    def transfer(self, op: Operation, before: State) -> State:
+        """The state after ``op`` (an op without regions) given the state before it."""
+        raise NotImplementedError
+
+
+class DenseForwardResult(Generic[State]):
+    """States around each op at the fixpoint: :meth:`before` and :meth:`after`."""
+
+    def __init__(self, before: dict[Operation, State], after: dict[Operation, State]):
+        self._before = before
+        self._after = after
+
+    def before(self, op: Operation) -> State:
+        return self._before[op]
+
+    def after(self, op: Operation) -> State:
+        return self._after[op]
+
+
+def solve_dense_forward(problem: DenseForwardProblem[State], scope: Module | Function) -> DenseForwardResult[State]:
+    """Run ``problem`` to its fixpoint over every function of ``scope``.
+
+    The states recorded inside a loop are those of the last trip of the fixpoint iteration,
+    i.e. computed from the loop head's fixpoint state.
+    """
+    solver = _DenseForwardSolver(problem)
+    for f in scope.functions if isinstance(scope, Module) else [scope]:
+        solver.block(f.body.block, problem.boundary(f))
+    return DenseForwardResult(solver.before, solver.after)
+
+
+class _DenseForwardSolver(Generic[State]):
+    def __init__(self, problem: DenseForwardProblem[State]):
+        self.problem = problem
+        self.before: dict[Operation, State] = {}
+        self.after: dict[Operation, State] = {}
+
+    def block(self, block: Block, state: State) -> State:
+        """The state after the last op of ``block`` given the state before its first op."""
+        for op in block.ops:
+            self.before[op] = state
+            state = self.op(op, state)
+            self.after[op] = state
+        return state
+
+    def loop_head(self, entry: State, trip) -> State:
+        """The fixpoint ``head = entry | trip(head)`` (``trip``: head state -> state back at the
+        head). The last trip walked starts from the fixpoint, so the recorded states are final."""
+        p = self.problem
+        head = entry
+        while True:
+            new = p.join(head, trip(head))
+            if new == head:
+                return head
+            head = new
+
+    def op(self, op: Operation, before: State) -> State:
+        p = self.problem
+        if not op.regions:
+            return p.transfer(op, before)
+        if op.name == "scf.for":
+            # The head is reached from before the loop and from the end of every trip; the loop
+            # exits from the head (it may run zero times).
+            body = op.regions[0].block
+            return self.loop_head(before, lambda h: self.block(body, h))
+        if op.name == "scf.while":
+            # 'before' runs at the head; scf.condition leaves or enters 'after', which loops back.
+            cond, body = op.regions[0].block, op.regions[1].block
+            head = self.loop_head(before, lambda h: self.block(body, self.block(cond, h)))
+            exit_state = self.block(cond, head)
+            self.block(body, exit_state)
+            return exit_state
+        # scf.if (and any other op whose regions each run at most once, then fall through).
+        ends = [self.block(region.block, before) for region in op.regions]
+        state = ends.pop(0) if op.name == "scf.if" else before
+        for end in ends:
+            state = p.join(state, end)
+        return state
