@@ -43,8 +43,11 @@ from .options import CompileOptions
 #: hoisting puts equal loop invariants (and their splat/broadcast chains) into one block.
 TT_PIPELINE = ("inline", "canonicalize", "cse", "licm", "canonicalize", "cse", "dce")
 
-#: GPU passes: from tt IR to ttg IR with a layout on every tile.
-TTG_PIPELINE = ("assign-layouts", "remove-layout-conversions", "canonicalize", "cse", "dce")
+#: GPU passes: from tt IR to ttg IR with a layout on every tile, then the shared-memory plan.
+#: ``allocate-shared`` runs once layouts are final (scratch sizes follow from them) and nothing
+#: after it may change ops; ``insert-barriers`` comes last because it reads the offsets.
+TTG_PIPELINE = ("assign-layouts", "remove-layout-conversions", "canonicalize", "cse", "dce",
+                "allocate-shared", "insert-barriers")
 
 
 @dataclass

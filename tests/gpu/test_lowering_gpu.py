@@ -50,7 +50,7 @@ def compile_kernel(name: str, arch: str) -> tuple[str, int, int]:
     from tritonc.passes import PassManager, get_pass
 
     module = parse_module(K.KERNELS[name].ir)
-    PassManager([get_pass("assign-layouts"), get_pass("remove-layout-conversions")]).run(module)
+    PassManager([get_pass(n) for n in K.LOWERING_PASSES]).run(module)
     from tritonc.codegen.llvm import lower_module
     from tritonc.codegen.target import Target, llvm_to_ptx
 

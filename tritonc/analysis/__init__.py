@@ -13,7 +13,13 @@ from ..ir.core import Module
 #: ``--print-analysis`` name -> ``"module:Class"`` (imported on first use).
 PRINTABLE_ANALYSES: dict[str, str] = {
     "axis-info": "tritonc.analysis.axis_info:AxisInfoAnalysis",
+    "liveness": "tritonc.analysis.liveness:SharedLiveness",
+    "allocation": "tritonc.analysis.allocation:SharedAllocation",
 }
+
+#: The printable analyses of the GPU level (they need layouts): ``tritonc`` prints them on the
+#: ttg IR, the others on the optimised tt IR.
+TTG_ANALYSES = frozenset({"liveness", "allocation"})
 
 
 def analysis_class(name: str) -> type:

@@ -7,12 +7,13 @@ Each element is updated exactly once and every register gets the element's old v
   e.g. ``fmax`` or 8/16-bit integers, into a ``cmpxchg`` loop of the same scope) under the
   predicate ``mask && canonical(r)``, branching around it; a masked-off register's old value is
   0 (undefined by the spec). If the layout replicates elements and the result is used, the old
-  values are broadcast to the replicas through shared memory (store canonical, ``bar.sync``,
-  load, ``bar.sync``).
+  values are broadcast to the replicas through the op's scratch (store canonical,
+  ``bar.sync``, load).
 * scalars (a 0-d pointer): only thread 0 performs the atomic; if the result is used it stores
-  the old value to shared memory, ``bar.sync``, every thread loads it, ``bar.sync``. So the
-  whole CTA sees one old value, and a spin lock ``while (atomic_cas(lock, 0, 1) == 1);`` is a
-  uniform loop. The atomics are relaxed: code protected by such a lock needs its own fences
+  the old value to the op's scratch, ``bar.sync``, every thread loads it. So the whole CTA
+  sees one old value, and a spin lock ``while (atomic_cas(lock, 0, 1) == 1);`` is a uniform
+  loop (``insert-barriers`` puts the barrier that lets the next trip overwrite the scratch).
+  Scratch: :func:`scratch_bytes`. The atomics are relaxed: code protected by such a lock needs its own fences
   for memory ordering between CTAs.
 * ``atomic_cas(p, cmp, v)``: ``cmpxchg p, cmp, v syncscope("device") monotonic monotonic``
   (floats compared and swapped as their bits).
@@ -23,9 +24,9 @@ import llvmlite.ir as ir
 
 from tritonc.ir.types import TileType, element_type
 
-from .convert import _through_shared
-from .layout_math import canonical_ir
-from .lowering import I32, const, llvm_type, lowers
+from .convert import through_shared, through_shared_bytes
+from .layout_math import canonical_ir, distribution
+from .lowering import I32, const, llvm_type, lowers, scratch, smem_elem_bytes
 from .memory import scalar_leader
 
 ORDER = 'syncscope("device") monotonic'
@@ -55,6 +56,19 @@ def _guarded(lw, pred, ty: ir.Type, emit) -> ir.Value:
     return phi
 
 
+@scratch("tt.atomic_rmw", "tt.atomic_cas")
+def scratch_bytes(op) -> int:
+    """The broadcast of the old values (:func:`_finish`): 0 when the result is unused or held
+    once per element."""
+    res = op.result
+    if not res.uses:
+        return 0
+    if isinstance(res.type, TileType):
+        replicated = distribution(res.type.layout, res.type.shape).replicated
+        return through_shared_bytes(res.type) if replicated else 0
+    return smem_elem_bytes(res.type)
+
+
 def _finish(lw, op, olds: list, is_tile: bool) -> None:
     """Give every register (every thread, for scalars) the old value of its element."""
     res = op.result
@@ -64,17 +78,15 @@ def _finish(lw, op, olds: list, is_tile: bool) -> None:
     if is_tile:
         dist = lw.dist(res)
         if dist.replicated:
-            olds = _through_shared(lw, olds, res.type, res.type, list(range(res.type.rank)))
+            olds = through_shared(lw, op, olds, res.type, res.type, list(range(res.type.rank)))
         lw.set(res, olds)
         return
     elem = res.type
-    from .lowering import smem_elem_bytes
-    lw.use_smem(smem_elem_bytes(elem))
+    base = lw.scratch_base(op, smem_elem_bytes(elem))
     with lw.if_then(scalar_leader(lw)):
-        lw.smem_store(olds[0], elem, const(I32, 0))
+        lw.smem_store(olds[0], elem, const(I32, base))
     lw.barrier()
-    v = lw.smem_load(elem, const(I32, 0))
-    lw.barrier()
+    v = lw.smem_load(elem, const(I32, base))
     lw.set(res, v)
 
 

@@ -1,7 +1,7 @@
 """Moving tile elements between registers and threads: ``ttg.convert_layout``,
 ``tt.broadcast``, ``tt.expand_dims``, ``tt.reshape``, ``tt.trans``.
 
-All five are one operation, :func:`redistribute`: destination register ``r`` of thread ``t``
+All five are one operation, a redistribution (:func:`redistribution`): destination register ``r`` of thread ``t``
 must hold a given source element (for a conversion, the same coordinates; for a broadcast,
 the coordinates with broadcast dimensions set to 0; for ``expand_dims``, the coordinates
 without the new dimension; for ``trans``, permuted coordinates; for ``reshape``, the same
@@ -13,9 +13,10 @@ row-major linear index). At compile time the mapping is evaluated for every thre
    expand_dims of a slice, trans of a blocked layout, conversions between equivalent
    layouts);
 2. otherwise through shared memory: each canonical source register (one copy per element)
-   is stored at its row-major linear index, ``bar.sync``, each destination register loads the
-   element it needs, ``bar.sync`` (the second barrier lets the next user of shared memory
-   overwrite it). Shared memory used: ``numel * element bytes`` (pointers 8, ``i1`` 1).
+   is stored at its row-major linear index in the op's scratch, ``bar.sync``, each destination
+   register loads the element it needs. Scratch (:func:`scratch_bytes`): ``numel * element
+   bytes`` (pointers 8, ``i1`` 1). The barrier that lets a later op overwrite the scratch is
+   ``insert-barriers``' job.
 
 Warp-shuffle conversions (when only lanes of one warp exchange data) and swizzled,
 vectorised shared-memory traffic come later.
@@ -26,22 +27,42 @@ import numpy as np
 
 from tritonc.ir.types import TileType
 
-from .layout_math import (canonical_ir, coords_ir, find_register_map, linear_ids_ir, linear_ir,
-                          linearize)
-from .lowering import I32, const, lowers, smem_elem_bytes
+from .layout_math import (canonical_ir, coords_ir, distribution, find_register_map, linear_ids_ir,
+                          linear_ir, linearize)
+from .lowering import I32, const, lowers, scratch, smem_elem_bytes
 
 
-def redistribute(lw, src_regs: list, src_type: TileType, dst_type: TileType, select=None) -> list:
-    """Registers of ``dst_type`` from a tile of ``src_type`` (see the module docstring).
+def redistribution(op) -> tuple:
+    """``(source type, destination type, select)`` of one of this module's ops.
 
-    Args:
-        select: for each source dimension, the destination dimension its coordinate comes
-            from, or ``None`` for coordinate 0; ``None`` altogether means "same row-major linear
-            index" (reshape).
+    ``select``: for each source dimension, the destination dimension its coordinate comes from,
+    or ``None`` for coordinate 0; ``None`` altogether means "same row-major linear index"
+    (reshape).
     """
-    sd, dd = lw.dist(src_type), lw.dist(dst_type)
+    src, res = op.operands[0].type, op.result.type
+    if op.name == "tt.broadcast":
+        return src, res, [i if s == r else None for i, (s, r) in enumerate(zip(src.shape, res.shape))]
+    if op.name == "tt.expand_dims":
+        if not isinstance(src, TileType):
+            raise NotImplementedError("expand_dims of a scalar")
+        return src, res, [j for j in range(res.rank) if j != op.attrs["axis"]]
+    if op.name == "tt.reshape":
+        return src, res, None
+    if op.name == "tt.trans":
+        order = list(op.attrs["order"])
+        inv = [0] * len(order)
+        for i, o in enumerate(order):
+            inv[o] = i
+        return src, res, inv
+    return src, res, list(range(src.rank))  # ttg.convert_layout
+
+
+def register_map(src_type: TileType, dst_type: TileType, select) -> list[int] | None:
+    """Case 1 of the module docstring: the source register of each destination register when
+    the move is a renumbering in every thread, else ``None`` (case 2, through shared memory)."""
+    sd, dd = distribution(src_type.layout, src_type.shape), distribution(dst_type.layout, dst_type.shape)
     if sd == dd and (select is None or list(select) == list(range(len(dd.shape)))):
-        return list(src_regs)
+        return list(range(sd.num_regs))
     dcoords = dd.coords()
     if select is None:
         target = linearize(dcoords, dd.shape)
@@ -49,23 +70,46 @@ def redistribute(lw, src_regs: list, src_type: TileType, dst_type: TileType, sel
         zeros = np.zeros(dcoords.shape[:-1], dtype=np.int64)
         cols = [dcoords[..., s] if s is not None else zeros for s in select]
         target = linearize(np.stack(cols, axis=-1), sd.shape)
-    mapping = find_register_map(sd, target)
+    return find_register_map(sd, target)
+
+
+def through_shared_bytes(tile: TileType) -> int:
+    """Scratch of a move through shared memory: one copy of every element of ``tile``."""
+    return tile.numel * smem_elem_bytes(tile.element)
+
+
+@scratch("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans")
+def scratch_bytes(op) -> int:
+    if not isinstance(op.operands[0].type, TileType):
+        return 0
+    src, dst, select = redistribution(op)
+    return 0 if register_map(src, dst, select) is not None else through_shared_bytes(src)
+
+
+@lowers("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans")
+def _redistribute(lw, op) -> None:
+    src, dst, select = redistribution(op)
+    regs = lw.get(op.operands[0])
+    lw.dist(src), lw.dist(dst)  # checks that both layouts are for this kernel's threads
+    mapping = register_map(src, dst, select)
     if mapping is not None:
-        return [src_regs[i] for i in mapping]
-    return _through_shared(lw, src_regs, src_type, dst_type, select)
+        lw.set(op.result, [regs[i] for i in mapping])
+    else:
+        lw.set(op.result, through_shared(lw, op, regs, src, dst, select))
 
 
-def _through_shared(lw, src_regs, src_type, dst_type, select) -> list:
+def through_shared(lw, op, src_regs, src_type, dst_type, select) -> list:
+    """Registers of ``dst_type`` from ``src_regs`` through ``op``'s scratch: store, barrier, load."""
     sd, dd = lw.dist(src_type), lw.dist(dst_type)
     elem = src_type.element
     nbytes = smem_elem_bytes(elem)
-    lw.use_smem(src_type.numel * nbytes)
+    base = lw.scratch_base(op, through_shared_bytes(src_type))
     b = lw.b
     canon = canonical_ir(lw, sd)
     lin = linear_ids_ir(lw, sd)
     for r, v in enumerate(src_regs):
         with lw.if_then(canon[r]):
-            lw.smem_store(v, elem, b.mul(lin[r], const(I32, nbytes)))
+            lw.smem_store(v, elem, lw.scratch_address(base, b.mul(lin[r], const(I32, nbytes))))
     lw.barrier()
     out = []
     memo: dict = {}
@@ -77,44 +121,6 @@ def _through_shared(lw, src_regs, src_type, dst_type, select) -> list:
         key = (tuple(id(c) for c in coords) if select is None
                else tuple(id(coords[s]) if s is not None else None for s in select))
         if key not in memo:
-            memo[key] = lw.smem_load(elem, b.mul(idx, const(I32, nbytes)))
+            memo[key] = lw.smem_load(elem, lw.scratch_address(base, b.mul(idx, const(I32, nbytes))))
         out.append(memo[key])
-    lw.barrier()
     return out
-
-
-@lowers("ttg.convert_layout")
-def _convert_layout(lw, op) -> None:
-    src = op.operands[0]
-    lw.set(op.result, redistribute(lw, lw.get(src), src.type, op.result.type, list(range(src.type.rank))))
-
-
-@lowers("tt.broadcast")
-def _broadcast(lw, op) -> None:
-    src, res = op.operands[0].type, op.result.type
-    select = [i if s == r else None for i, (s, r) in enumerate(zip(src.shape, res.shape))]
-    lw.set(op.result, redistribute(lw, lw.get(op.operands[0]), src, res, select))
-
-
-@lowers("tt.expand_dims")
-def _expand_dims(lw, op) -> None:
-    src, res, axis = op.operands[0], op.result.type, op.attrs["axis"]
-    if not isinstance(src.type, TileType):
-        raise NotImplementedError("expand_dims of a scalar")
-    select = [j for j in range(res.rank) if j != axis]
-    lw.set(op.result, redistribute(lw, lw.get(src), src.type, res, select))
-
-
-@lowers("tt.reshape")
-def _reshape(lw, op) -> None:
-    src = op.operands[0]
-    lw.set(op.result, redistribute(lw, lw.get(src), src.type, op.result.type, None))
-
-
-@lowers("tt.trans")
-def _trans(lw, op) -> None:
-    src, order = op.operands[0], list(op.attrs["order"])
-    inv = [0] * len(order)
-    for i, o in enumerate(order):
-        inv[o] = i
-    lw.set(op.result, redistribute(lw, lw.get(src), src.type, op.result.type, inv))

@@ -4,8 +4,8 @@
 Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trailing batch axes).
 ``a`` and ``b`` may be in any layout; the result has the accumulator's layout.
 
-1. ``a`` and ``b`` are staged in shared memory, row-major, ``b`` after ``a`` (16-byte aligned):
-   each canonical register stores its element, then ``bar.sync``.
+1. ``a`` and ``b`` are staged in the op's scratch, row-major, ``b`` after ``a`` (16-byte
+   aligned): each canonical register stores its element, then ``bar.sync``.
 2. Each thread runs a loop over ``k`` (an LLVM loop with one phi per accumulator register;
    LLVM's unroller decides how far to unroll): for every distinct row ``(m, batch)`` of its
    accumulator registers it loads ``a[m, k, batch]``, for every distinct column
@@ -13,9 +13,10 @@ Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trai
    ``acc = fma(a, b, acc)`` (``llvm.fma``, PTX ``fma.rn``) for floats or ``acc + a * b`` for
    integers (wrapping). Inputs are first converted to the accumulator's type: ``f16``/``bf16``
    -> ``f32`` exactly (``fpext``), ``i8`` -> ``i32`` by sign extension.
-3. ``bar.sync`` before shared memory is reused.
 
-Shared memory: ``numel(a) * bytes(a)`` rounded up to 16, plus ``numel(b) * bytes(b)``.
+Scratch (:func:`scratch_bytes`): ``numel(a) * bytes(a)`` rounded up to 16, plus ``numel(b) *
+bytes(b)``. The barrier before the scratch is written again (the next trip of a K loop) is
+``insert-barriers``' job.
 ``input_precision = "tf32"`` is computed in full f32 (the spec allows more precision).
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tritonc.ir.types import ScalarType
 
 from .elementwise import intrinsic_call
 from .layout_math import canonical_ir, coords_ir, linear_ids_ir
-from .lowering import I32, const, llvm_type, lowers, smem_elem_bytes
+from .lowering import I32, const, llvm_type, lowers, scratch, smem_elem_bytes
 
 
 def _to_acc(b: ir.IRBuilder, v: ir.Value, src: ScalarType, acc: ScalarType, acc_ty: ir.Type) -> ir.Value:
@@ -49,7 +50,18 @@ def _stage(lw, regs, tile, base: int) -> None:
     b = lw.b
     for r, v in enumerate(regs):
         with lw.if_then(canon[r]):
-            lw.smem_store(v, tile.element, b.add(b.mul(lin[r], const(I32, nbytes)), const(I32, base)))
+            lw.smem_store(v, tile.element, lw.scratch_address(base, b.mul(lin[r], const(I32, nbytes))))
+
+
+def _b_start(a_type) -> int:
+    """Where ``b`` starts in the scratch: after ``a``, 16-byte aligned."""
+    return (a_type.numel * smem_elem_bytes(a_type.element) + 15) // 16 * 16
+
+
+@scratch("tt.dot")
+def scratch_bytes(op) -> int:
+    a, b, _ = op.operands
+    return _b_start(a.type) + b.type.numel * smem_elem_bytes(b.type.element)
 
 
 @lowers("tt.dot")
@@ -62,9 +74,9 @@ def _dot(lw, op) -> None:
     for s in at.shape[2:]:
         nb *= s
     a_bytes, b_bytes = smem_elem_bytes(at.element), smem_elem_bytes(bt.element)
-    b_base = (at.numel * a_bytes + 15) // 16 * 16
-    lw.use_smem(b_base + bt.numel * b_bytes)
-    _stage(lw, lw.get(a), at, 0)
+    base = lw.scratch_base(op, scratch_bytes(op))
+    a_base, b_base = base, base + _b_start(at)
+    _stage(lw, lw.get(a), at, a_base)
     _stage(lw, lw.get(bv), bt, b_base)
     lw.barrier()
 
@@ -95,7 +107,7 @@ def _dot(lw, op) -> None:
         kb = (id(c[1]),) + tuple(id(x) for x in c[2:])
         if ka not in a_rows:
             idx = b.add(b.mul(c[0], const(I32, K * nb)), batch_lin(c))
-            a_rows[ka] = b.mul(idx, const(I32, a_bytes))
+            a_rows[ka] = lw.scratch_address(a_base, b.mul(idx, const(I32, a_bytes)))
         if kb not in b_cols:
             idx = b.add(b.mul(c[1], const(I32, nb)), batch_lin(c))
             b_cols[kb] = b.add(b.mul(idx, const(I32, b_bytes)), const(I32, b_base))
@@ -135,5 +147,4 @@ def _dot(lw, op) -> None:
         phi.add_incoming(v, latch)
     b.cbranch(b.icmp_unsigned("<", k_next, const(I32, K)), loop, done)
     b.position_at_end(done)
-    lw.barrier()
     lw.set(op.result, new)

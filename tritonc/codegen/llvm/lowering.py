@@ -19,12 +19,23 @@ with ``noalias``/``readonly``/``align N`` from the parameter's ``noalias``/``rea
 along x.
 
 Shared memory: one ``@global_smem = external addrspace(3) global [0 x i8], align 16`` per
-module (dynamic shared memory, its size given at launch). Every op that needs shared memory
-uses it from offset 0 with the protocol *write; barrier; read; barrier*, so consecutive uses
-never overlap in time; the kernel needs the maximum of their sizes
-(``KernelInfo.shared_bytes``). Barriers are ``llvm.nvvm.barrier.cta.sync.aligned.all(0)``
-(``bar.sync 0``, PTX ISA 9.7.13.1 bar/barrier) and are only emitted at points every thread
-reaches (structured control flow with uniform scalar conditions).
+module (dynamic shared memory, its size given at launch). The memory plan comes from two
+passes that run last (``transforms/allocate_shared.py``, ``transforms/insert_barriers.py``):
+
+* an op whose handler needs shared memory internally (*scratch*: a conversion through shared
+  memory, a cross-warp reduction, FMA dot staging, atomics broadcasting old values) declares
+  how much with a query registered by :func:`scratch` next to its handler; an op that works on
+  explicit buffers declares its :class:`SharedEffect` list with :func:`shared_effects`;
+* ``allocate-shared`` packs scratch and buffers by liveness and writes each owner's
+  ``smem_offset`` and the kernel's ``shared_bytes`` (``KernelInfo.shared_bytes``);
+  handlers address their scratch from :meth:`KernelLowering.scratch_base`;
+* a handler uses scratch as *write; barrier; read* and emits only that inner barrier;
+  ``insert-barriers`` puts ``gpu.barrier`` ops between ops where a read-after-write or
+  write-after-read hazard needs one.
+
+Barriers are ``llvm.nvvm.barrier.cta.sync.aligned.all(0)`` (``bar.sync 0``, PTX ISA 9.7.13.1
+bar/barrier) and are only emitted at points every thread reaches (structured control flow with
+uniform scalar conditions).
 """
 from __future__ import annotations
 
@@ -45,6 +56,14 @@ from .layout_math import Distribution, distribution
 #: op name -> handler(lowering, op)
 HANDLERS: dict[str, Callable[["KernelLowering", Operation], None]] = {}
 
+#: op name -> ``scratch_bytes(op) -> int``: the shared memory the op's handler uses internally
+#: (0 when it needs none for this op's layouts), registered next to the handler.
+SCRATCH: dict[str, Callable[[Operation], int]] = {}
+
+#: op name -> ``effects(op) -> list[SharedEffect]``: what the op does to explicit
+#: shared-memory buffers (values that name a buffer, e.g. the result of a local allocation).
+SHARED_EFFECTS: dict[str, Callable[[Operation], list["SharedEffect"]]] = {}
+
 
 def lowers(*names: str):
     """Decorator: register a handler for the named ops."""
@@ -53,6 +72,60 @@ def lowers(*names: str):
             HANDLERS[n] = fn
         return fn
     return deco
+
+
+def scratch(*names: str):
+    """Decorator: register the scratch query of the named ops (see :data:`SCRATCH`).
+
+    Scratch is used with the protocol *write; barrier; read* inside the op (the handler emits
+    that barrier); ``allocate-shared`` gives it an offset (``smem_offset``, read with
+    :meth:`KernelLowering.scratch_base`) and ``insert-barriers`` places the barriers between
+    ops.
+    """
+    def deco(fn):
+        for n in names:
+            SCRATCH[n] = fn
+        return fn
+    return deco
+
+
+def shared_effects(*names: str):
+    """Decorator: register the explicit-buffer effects of the named ops (see :data:`SHARED_EFFECTS`)."""
+    def deco(fn):
+        for n in names:
+            SHARED_EFFECTS[n] = fn
+        return fn
+    return deco
+
+
+def scratch_bytes(op: Operation) -> int:
+    """Bytes of scratch shared memory ``op`` needs (0 for ops without a scratch query)."""
+    query = SCRATCH.get(op.name)
+    return int(query(op)) if query is not None else 0
+
+
+@dataclass(frozen=True)
+class SharedEffect:
+    """One thing an op does to an explicit shared-memory buffer, in program order.
+
+    ``kind``:
+
+    * ``"alloc"``: ``value`` (a result) names a new buffer of ``size`` bytes aligned to
+      ``alignment`` (128 for a swizzled buffer); ``allocate-shared`` gives the op ``smem_offset``;
+    * ``"view"``: ``value`` (a result) names part or all of the buffers ``source`` names;
+    * ``"read"`` / ``"write"``: the op's threads read / write the buffers ``value`` names;
+    * ``"async_write"``: an asynchronous copy into them (``cp.async``), complete in the issuing
+      thread only after an ``"async_wait"`` (``value`` None) that covers it;
+    * ``"async_wait"``: wait until at most ``num`` groups of this thread's copies are in flight
+      (``num = 0``: every copy is complete).
+    """
+
+    kind: str
+    value: Value | None = None
+    source: Value | None = None
+    size: int = 0
+    alignment: int = 16
+    num: int = 0
 
 
 class BFloatType(ir.Type):
@@ -155,7 +228,7 @@ class KernelLowering:
         self.capability = int(arch[3:5])
         self.values: dict[Value, Any] = {}
         self.cache: dict[Any, Any] = {}
-        self.shared_bytes = 0
+        self.shared_bytes = int(f.attrs.get("shared_bytes", 0))
         self.params: list[ParamInfo] = []
         self.nc_values: set[Value] = set()
 
@@ -194,9 +267,22 @@ class KernelLowering:
         """``bar.sync 0``: every thread of the CTA waits (PTX ISA 9.7.13.1)."""
         self.call("llvm.nvvm.barrier.cta.sync.aligned.all", ir.VoidType(), [const(I32, 0)])
 
-    def use_smem(self, nbytes: int) -> None:
-        """Record that the current op uses ``nbytes`` of shared memory from offset 0."""
-        self.shared_bytes = max(self.shared_bytes, (nbytes + 15) // 16 * 16)
+    def scratch_base(self, op: Operation, nbytes: int) -> int:
+        """The byte offset of ``op``'s scratch (``smem_offset``, set by ``allocate-shared``),
+        checking that the ``nbytes`` the handler uses fit in what its scratch query reserved."""
+        offset = op.attrs.get("smem_offset")
+        if offset is None:
+            raise InternalCompilerError(f"lowering: '{op.name}' needs shared memory but has no smem_offset "
+                                        "(run allocate-shared and insert-barriers before lowering)")
+        reserved = scratch_bytes(op)
+        if nbytes > reserved:
+            raise InternalCompilerError(f"lowering: '{op.name}' uses {nbytes} bytes of scratch, "
+                                        f"its scratch query reserved {reserved}")
+        return int(offset)
+
+    def scratch_address(self, base: int, byte_offset: ir.Value) -> ir.Value:
+        """``base + byte_offset`` (no instruction when ``base`` is 0)."""
+        return self.b.add(byte_offset, const(I32, base)) if base else byte_offset
 
     def smem_ptr(self, byte_offset: ir.Value, builder: ir.IRBuilder | None = None) -> ir.Value:
         return (builder or self.b).gep(self.smem, [byte_offset], source_etype=I8)

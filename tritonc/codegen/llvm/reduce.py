@@ -10,9 +10,10 @@ is in ``SliceLayout(axis, L)`` (a uniform scalar for a rank-1 source). Three sta
    ends with the same value (the combine ops are commutative, so the butterfly is bitwise
    symmetric). 64-bit values shuffle as two 32-bit halves, narrower ones widened to 32 bits;
 3. **across warps**, only when several warps hold distinct data along ``d``: lane 0 along ``d``
-   of each such warp stores its partial to shared memory at ``[result element][warp]``,
+   of each such warp stores its partial to the op's scratch at ``[result element][warp]``,
    ``bar.sync``, every thread reads and combines the ``warps`` partials of its result
-   registers in warp order, ``bar.sync``. Shared memory: ``result numel * warps * bytes``.
+   registers in warp order. Scratch (:func:`scratch_bytes`): ``result numel * warps *
+   bytes``; the barrier before the next writer of those bytes is ``insert-barriers``' job.
 
 Replicated (wrapped) layouts: along ``d`` only the first ``S`` unwrapped positions hold
 distinct data, so stage 1 keeps registers with offset ``< S``, stage 2 shuffles over the
@@ -26,8 +27,8 @@ import llvmlite.ir as ir
 from tritonc.ir.types import TileType
 
 from .elementwise import intrinsic_call
-from .layout_math import canonical_ir, lane_stride, linear_ids_ir, warp_stride
-from .lowering import F32, I32, I64, const, lowers, smem_elem_bytes
+from .layout_math import canonical_ir, distribution, lane_stride, linear_ids_ir, warp_stride
+from .lowering import F32, I32, I64, const, lowers, scratch, smem_elem_bytes
 
 _COMBINE = {"addi": "add", "addf": "fadd", "muli": "mul", "mulf": "fmul", "andi": "and_", "ori": "or_",
             "xori": "xor"}
@@ -70,6 +71,28 @@ def shuffle_xor(lw, v: ir.Value, lane_mask: int) -> ir.Value:
     return out if isinstance(ty, ir.IntType) else b.bitcast(out, ty)
 
 
+def _lanes_and_warps(sd, d: int) -> tuple[int, int]:
+    """How many lanes and warps hold distinct data along blocked dimension ``d``."""
+    blk = sd.blocked
+    size = sd.pshape[d]
+    spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
+    lanes = tpw if spt * tpw <= size else max(1, size // spt)
+    warps = wpc if spt * tpw * wpc <= size else max(1, size // (spt * tpw))
+    return lanes, warps
+
+
+@scratch("tt.reduce")
+def scratch_bytes(op) -> int:
+    """Stage 3's ``[result element][warp]`` partials; 0 when one warp holds the whole axis."""
+    src, res = op.operands[0].type, op.result.type
+    sd = distribution(src.layout, src.shape)
+    _, warps = _lanes_and_warps(sd, sd.dims[op.attrs["axis"]])
+    if warps <= 1:
+        return 0
+    numel = res.numel if isinstance(res, TileType) else 1
+    return numel * warps * smem_elem_bytes(src.element)
+
+
 @lowers("tt.reduce")
 def _reduce(lw, op) -> None:
     src = op.operands[0]
@@ -82,8 +105,7 @@ def _reduce(lw, op) -> None:
     spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
     wraps = sd.wraps(d)
     keep_regs = min(spt, size) if wraps else None
-    lanes = tpw if spt * tpw <= size else max(1, size // spt)
-    warps = wpc if spt * tpw * wpc <= size else max(1, size // (spt * tpw))
+    lanes, warps = _lanes_and_warps(sd, d)
 
     regs = lw.get(src)
     # 1. in-thread: group by offsets in the other dimensions.
@@ -119,7 +141,7 @@ def _reduce(lw, op) -> None:
         elem = src.type.element
         nbytes = smem_elem_bytes(elem)
         numel = res.type.numel if rd is not None else 1
-        lw.use_smem(numel * warps * nbytes)
+        base = lw.scratch_base(op, numel * warps * nbytes)
         b = lw.b
         lin = linear_ids_ir(lw, rd) if rd is not None else [const(I32, 0)]
         warp_c = b.urem(b.udiv(lw.warp(), const(I32, warp_stride(blk, d))), const(I32, wpc))
@@ -130,16 +152,15 @@ def _reduce(lw, op) -> None:
             pred = lw.and_pred(is_lane0, canon[first_reg[key]])
             slot = b.add(b.mul(li, const(I32, warps)), warp_c)
             with lw.if_then(pred):
-                lw.smem_store(val, elem, b.mul(slot, const(I32, nbytes)))
+                lw.smem_store(val, elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
         lw.barrier()
         out = []
         for li in lin:
             acc = None
             for w in range(warps):
                 slot = b.add(b.mul(li, const(I32, warps)), const(I32, w))
-                v = lw.smem_load(elem, b.mul(slot, const(I32, nbytes)))
+                v = lw.smem_load(elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
                 acc = v if acc is None else combine(acc, v)
             out.append(acc)
-        lw.barrier()
         partials = out
     lw.set(res, partials if rd is not None else partials[0])
