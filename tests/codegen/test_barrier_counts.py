@@ -1,0 +1,79 @@
+"""The exact number of CTA barriers in the final PTX of matmul, softmax and layernorm (at their
+fixed settings of ``tritonc/tools/examples.py``, sm_90), and where each one comes from.
+
+This test is the source of truth for those counts. Each barrier is either
+
+* **inner**: emitted by the lowering of an op that uses scratch shared memory, between its own
+  write and read (store, ``bar.sync``, load): one per scratch user (read after write); or
+* **inserted**: a ``gpu.barrier`` placed by ``insert-barriers`` between two ops whose accesses
+  conflict; every scratch area is live at its op only and sits at offset 0, so the next user
+  overwrites bytes the previous one's threads read (write after read).
+
+Nothing follows the last user: the kernel ends. The PTX counts each barrier once (a barrier in
+a loop body is one instruction). When a change of layouts or lowering moves these numbers,
+update the table with the new reasons.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+
+from tritonc.driver import Compilation
+from tritonc.tools.examples import by_name
+from tritonc.tools.golden import golden_options
+
+
+@dataclass(frozen=True)
+class Expected:
+    users: tuple[str, ...]  # ops with scratch (an smem_offset), in program order
+    inserted: int  # gpu.barrier ops placed by insert-barriers
+    ptx: int  # bar.sync / barrier.sync instructions: one inner per user, plus the inserted ones
+
+
+EXPECTED = {
+    # One program per row; f32[1024] spread over the 4 warps, so both reductions cross warps
+    # (4 partials, 16 bytes of scratch at offset 0):
+    #   1. x[max]: partials stored, bar.sync (inner), loaded;
+    #   2. gpu.barrier before e[+] (inserted): its partials overwrite those every thread of x[max]
+    #      reads (write after read); placed as late as possible, after exp(x - max);
+    #   3. e[+]: stored, bar.sync (inner), loaded. 3 in all.
+    "softmax": Expected(("tt.reduce", "tt.reduce"), 1, 3),
+    # The three BLOCK loops use no shared memory; the two statistics cross warps like softmax's:
+    #   1. sum[+]: inner bar.sync;
+    #   2. gpu.barrier before sq[+] (inserted, write after read of sum[+]'s partials; the loop
+    #      between them may run zero times and holds no barrier);
+    #   3. sq[+]: inner bar.sync. 3 in all.
+    "layernorm": Expected(("tt.reduce", "tt.reduce"), 1, 3),
+    # 64x64x32 FMA matmul (no tensor cores yet); the index and mask math needs no conversion.
+    # The dot stages a and b (8 KiB of scratch) in every trip of the K loop:
+    #   1. gpu.barrier in the loop body right before the dot, after this trip's global loads
+    #      (inserted): trip k+1's staging overwrites what the products of trip k read, in every
+    #      thread (write after read across the back edge);
+    #   2. the dot's inner bar.sync between staging and products. 2 in all.
+    "matmul": Expected(("tt.dot",), 1, 2),
+}
+
+BARRIER = re.compile(r"\b(?:bar|barrier)\.sync\b")
+
+
+@pytest.fixture(scope="module", params=sorted(EXPECTED))
+def compiled(request):
+    example = by_name(request.param)
+    return request.param, Compilation(example.path, golden_options(example))
+
+
+def test_shared_memory_users_and_inserted_barriers(compiled):
+    name, comp = compiled
+    ops = list(comp.ttgir.walk())
+    users = tuple(op.name for op in ops if "smem_offset" in op.attrs)
+    inserted = sum(op.name == "gpu.barrier" for op in ops)
+    assert (users, inserted) == (EXPECTED[name].users, EXPECTED[name].inserted)
+
+
+def test_barriers_in_ptx(compiled):
+    name, comp = compiled
+    expected = EXPECTED[name]
+    assert expected.ptx == len(expected.users) + expected.inserted
+    assert len(BARRIER.findall(comp.ptx)) == expected.ptx
