@@ -328,6 +328,8 @@ def _async_copy(ev: Evaluator, op: Operation, vals):
     other = vals[3] if len(vals) > 3 else None
     el = element_type(op.operands[1].type)
     shape = shape_of(op.operands[1].type)
+    if mask is not None and op.attrs.get("mask_kind") == "limit":
+        mask = np.asarray(mask) > 0
     flat_mask = None if mask is None else np.broadcast_to(mask, shape).reshape(-1)
     flat = ev.memory.load(np.asarray(ptr).reshape(-1), flat_mask, el)
     if flat_mask is not None:

@@ -28,7 +28,10 @@ each op declares are registered next to its lowering, ``codegen/llvm/shared_ops.
   ``ttg.async_wait`` that covers its group, and visible to other threads after a barrier
   following that wait. ``mask_kind`` tells the lowering how the mask varies within one
   thread's vector of contiguous elements: ``"uniform"`` (constant, the default) or
-  ``"prefix"`` (true for a prefix of the vector, e.g. ``k < K`` along a contiguous ``k``).
+  ``"prefix"`` (true for a prefix of the vector, e.g. ``k < K`` along a contiguous ``k``);
+  with ``"limit"`` the mask is an i32 tile, an element is copied where it is positive, and it
+  decreases by one from element to element along the contiguous dimension (``K - k``), so
+  the first element of a vector says how many of its elements to copy.
 * ``ttg.async_commit_group``: close the group of the copies this thread issued since the
   last commit (``cp.async.commit_group``).
 * ``ttg.async_wait(buffers*) {num}``: wait until at most ``num`` of this thread's groups
@@ -141,13 +144,14 @@ def _verify_async_copy(op) -> None:
         _fail(op, f"copy through {ptr.type} into {buf}")
     if len(op.operands) > 2:
         mask = op.operands[2]
-        if not isinstance(mask.type, TileType) or mask.type.element != I1 or mask.type.shape != buf.shape:
-            _fail(op, f"mask must be i1 of the buffer's shape, got {mask.type}")
+        want = I32 if op.attrs.get("mask_kind") == "limit" else I1
+        if not isinstance(mask.type, TileType) or mask.type.element != want or mask.type.shape != buf.shape:
+            _fail(op, f"mask must be {want} of the buffer's shape, got {mask.type}")
     if len(op.operands) > 3:
         other = op.operands[3]
         if not isinstance(other.type, TileType) or other.type.element != buf.element or other.type.shape != buf.shape:
             _fail(op, f"'other' must be a tile of the buffer's shape and element type, got {other.type}")
-    if op.attrs.get("mask_kind", "uniform") not in ("uniform", "prefix"):
+    if op.attrs.get("mask_kind", "uniform") not in ("uniform", "prefix", "limit"):
         _fail(op, f"unknown mask_kind {op.attrs['mask_kind']!r}")
 
 

@@ -4,7 +4,8 @@ The lowering is split by op family (each module's docstring says what it emits a
 ``lowering`` (kernel driver, ABI, shared memory, value model), ``layout_math`` (which
 element each register of each thread holds), ``elementwise`` and ``math_ops``, ``memory``,
 ``reduce``, ``convert`` (layout conversions, broadcast, expand_dims, reshape, trans),
-``dot_fma``, ``atomics``, ``control_flow``, ``tile_ops``.
+``dot_fma``, ``dot_mma`` (tensor cores), ``shared_ops`` (explicit shared-memory buffers, ldmatrix,
+cp.async), ``atomics``, ``control_flow``, ``tile_ops``.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tritonc.codegen.target import DATALAYOUT, TRIPLE
 from tritonc.ir.core import Module
 
 from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, memory, reduce, tile_ops  # noqa: F401
+from . import dot_mma, shared_ops  # noqa: F401  (after dot_fma: dot_mma wraps its tt.dot handler)
 from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo
 
 __all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]

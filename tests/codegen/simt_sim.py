@@ -1,0 +1,643 @@
+"""A small SIMT simulator of the LLVM IR that ``tritonc.codegen.llvm`` builds, for CPU tests.
+
+It runs one CTA at a time of a lowered kernel (the ``llvmlite.ir`` objects, before LLVM's
+optimiser) on numpy: every instruction is evaluated for all ``num_warps * 32`` threads at
+once (a value is an array over threads), so the warp-collective instructions (``ldmatrix``,
+``mma.sync``, ``shfl``) see all their lanes. It is a check of the lowering's *index math*
+(which element each thread loads, copies, swizzles and multiplies), not of the hardware:
+
+* threads run in lock step, so ``bar.sync`` is implicit and a missing barrier is not seen;
+* ``cp.async`` is modelled as a copy that lands at the ``cp.async.wait_group`` that covers its
+  group (reads of its bytes before that see the old contents), so a missing wait is seen;
+* ``ldmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2); mma
+  products are computed in float64 and rounded once to the accumulator type;
+* control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
+  conditional branch whose false target is where the true side rejoins), run under a mask;
+* the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
+  vectorised) are interpreted from their text.
+
+Usage: ``run_kernel(module, name, grid, args)`` with a ttg module (layouts, shared-memory
+plan and barriers done); numpy arrays for pointer arguments (updated in place).
+"""
+from __future__ import annotations
+
+import re
+
+import llvmlite.ir as ir
+import ml_dtypes
+import numpy as np
+
+WARP = 32
+GLOBAL_BASE = 1 << 20
+
+
+def _np_dtype(ty: ir.Type):
+    if isinstance(ty, ir.IntType):
+        return {1: np.bool_, 8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[ty.width]
+    s = str(ty)
+    if s == "half":
+        return np.float16
+    if s == "bfloat":
+        return ml_dtypes.bfloat16
+    if s == "float":
+        return np.float32
+    if s == "double":
+        return np.float64
+    if isinstance(ty, ir.PointerType):
+        return np.uint64
+    raise NotImplementedError(f"type {ty}")
+
+
+def _size(ty: ir.Type) -> int:
+    if isinstance(ty, ir.VectorType):
+        return ty.count * _size(ty.element)
+    if isinstance(ty, ir.IntType):
+        return max(1, ty.width // 8)
+    if isinstance(ty, ir.PointerType):
+        return 8 if ty.addrspace in (0, 1) else 4
+    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(ty)]
+
+
+def _signed(x: np.ndarray, width: int) -> np.ndarray:
+    x = x.astype(np.int64) if width < 64 else x.view(np.int64)
+    if width < 64:
+        x = np.where(x >= (1 << (width - 1)), x - (1 << width), x)
+    return x
+
+
+def _wrap(x, width: int) -> np.ndarray:
+    if width == 1:
+        return np.asarray(x).astype(np.bool_)
+    if width == 64:
+        return np.asarray(x).astype(np.int64).view(np.uint64) if np.asarray(x).dtype != np.uint64 else np.asarray(x)
+    return (np.asarray(x).astype(np.int64) & ((1 << width) - 1)).astype(_np_dtype(ir.IntType(width)))
+
+
+class Memory:
+    """Global memory (one byte array holding every argument buffer) and shared memory."""
+
+    def __init__(self, arrays: list[np.ndarray], shared_bytes: int):
+        self.addresses = []
+        offset = 0
+        for a in arrays:
+            self.addresses.append(GLOBAL_BASE + offset)
+            offset += (a.nbytes + 255) // 256 * 256
+        self.g = np.zeros(max(offset, 16), dtype=np.uint8)
+        for a, addr in zip(arrays, self.addresses):
+            self.g[addr - GLOBAL_BASE:addr - GLOBAL_BASE + a.nbytes] = np.frombuffer(np.ascontiguousarray(a).tobytes(), np.uint8)
+        self.s = np.full(max(shared_bytes, 16), 0xAB, dtype=np.uint8)
+
+    def space(self, addrspace: int):
+        return (self.s, 0) if addrspace == 3 else (self.g, GLOBAL_BASE)
+
+    def read(self, addrspace: int, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+        buf, base = self.space(addrspace)
+        out = np.zeros((addr.shape[0], nbytes), dtype=np.uint8)
+        idx = np.nonzero(mask)[0]
+        if idx.size:
+            a = addr[idx].astype(np.int64) - base
+            if (a < 0).any() or (a + nbytes > buf.size).any():
+                bad = idx[(a < 0) | (a + nbytes > buf.size)][0]
+                raise IndexError(f"thread {bad}: read of {nbytes} bytes at {int(addr[bad]):#x} out of bounds "
+                                 f"({'shared' if addrspace == 3 else 'global'})")
+            if nbytes > 1 and (a % nbytes).any() and nbytes <= 16:
+                raise IndexError(f"misaligned {nbytes}-byte read")
+            out[idx] = buf[a[:, None] + np.arange(nbytes)]
+        return out
+
+    def write(self, addrspace: int, addr: np.ndarray, data: np.ndarray, mask: np.ndarray) -> None:
+        buf, base = self.space(addrspace)
+        nbytes = data.shape[1]
+        idx = np.nonzero(mask)[0]
+        if not idx.size:
+            return
+        a = addr[idx].astype(np.int64) - base
+        if (a < 0).any() or (a + nbytes > buf.size).any():
+            raise IndexError(f"write of {nbytes} bytes out of bounds ({'shared' if addrspace == 3 else 'global'})")
+        if nbytes > 1 and (a % min(nbytes, 16)).any():
+            raise IndexError(f"misaligned {nbytes}-byte write")
+        buf[a[:, None] + np.arange(nbytes)] = data[idx]
+
+
+def to_bytes(v: np.ndarray, ty: ir.Type) -> np.ndarray:
+    """[T] or [T, n] values of ``ty`` -> [T, bytes] uint8."""
+    if isinstance(ty, ir.VectorType):
+        el = ty.element
+        arr = np.asarray(v).astype(_np_dtype(el)) if not isinstance(el, ir.IntType) or el.width > 1 else v
+        if isinstance(el, ir.IntType) and el.width == 1:
+            arr = np.asarray(v).astype(np.uint8)
+        return np.ascontiguousarray(arr).view(np.uint8).reshape(arr.shape[0], -1)
+    if isinstance(ty, ir.IntType) and ty.width == 1:
+        return np.asarray(v).astype(np.uint8).reshape(-1, 1)
+    arr = np.ascontiguousarray(np.asarray(v).astype(_np_dtype(ty)))
+    return arr.view(np.uint8).reshape(arr.shape[0], -1)
+
+
+def from_bytes(b: np.ndarray, ty: ir.Type):
+    if isinstance(ty, ir.VectorType):
+        el = ty.element
+        if isinstance(el, ir.IntType) and el.width == 1:
+            return b.astype(np.bool_)
+        return np.ascontiguousarray(b).view(_np_dtype(el)).reshape(b.shape[0], ty.count)
+    if isinstance(ty, ir.IntType) and ty.width == 1:
+        return b[:, 0].astype(np.bool_)
+    return np.ascontiguousarray(b).view(_np_dtype(ty)).reshape(b.shape[0])
+
+
+class Simulator:
+    def __init__(self, fn: ir.Function, smem: ir.GlobalVariable, num_warps: int, mem: Memory,
+                 args: list, ctaid: tuple[int, int, int], nctaid: tuple[int, int, int]):
+        self.fn, self.smem, self.mem = fn, smem, mem
+        self.T = num_warps * WARP
+        self.env: dict = {}
+        for a, v in zip(fn.args, args):
+            self.env[id(a)] = np.full(self.T, v, dtype=_np_dtype(a.type) if not isinstance(a.type, ir.PointerType)
+                                      else np.uint64)
+        self.ctaid, self.nctaid = ctaid, nctaid
+        self.groups: list = []      # committed cp.async groups, oldest first
+        self.pending: list = []     # copies issued since the last commit
+
+    # -- values --------------------------------------------------------------------------------
+    def val(self, v):
+        if isinstance(v, ir.Constant):
+            return self.const(v)
+        if isinstance(v, ir.GlobalVariable):
+            return np.zeros(self.T, dtype=np.uint64)
+        try:
+            return self.env[id(v)]
+        except KeyError:
+            raise RuntimeError(f"value {v!r} used before definition") from None
+
+    def const(self, c: ir.Constant):
+        ty = c.type
+        if isinstance(ty, ir.VectorType):
+            if c.constant is None or c.constant is ir.Undefined:
+                return np.zeros((self.T, ty.count), dtype=_np_dtype(ty.element))
+            return np.stack([self.const(e) for e in c.constant], axis=1)
+        if isinstance(ty, ir.LiteralStructType):
+            return tuple(np.zeros(self.T, dtype=_np_dtype(e)) for e in ty.elements)
+        value = c.constant
+        if value is None or value is ir.Undefined:
+            value = 0
+        if isinstance(ty, ir.IntType):
+            return _wrap(np.full(self.T, int(value), dtype=np.int64), ty.width)
+        if isinstance(ty, ir.PointerType):
+            return np.zeros(self.T, dtype=np.uint64)
+        return np.full(self.T, float(value), dtype=_np_dtype(ty))
+
+    # -- driver --------------------------------------------------------------------------------
+    def run(self) -> None:
+        self.exec_from(self.fn.blocks[0], None, np.ones(self.T, dtype=bool), None)
+
+    def exec_from(self, block: ir.Block, prev: ir.Block | None, mask: np.ndarray, stop: ir.Block | None):
+        """Run from ``block`` until ``stop`` is reached (returns the block that jumped to it)."""
+        while True:
+            if block is stop:
+                return prev
+            phis = [i for i in block.instructions if isinstance(i, ir.PhiInstr)]
+            if phis:
+                vals = []
+                for p in phis:
+                    src = next((v for v, b in p.incomings if b is prev), None)
+                    if src is None:
+                        raise RuntimeError(f"phi in {block.name} without incoming from {prev and prev.name}")
+                    vals.append(self.val(src))
+                for p, v in zip(phis, vals):
+                    self.env[id(p)] = v
+            for inst in block.instructions:
+                if isinstance(inst, ir.PhiInstr):
+                    continue
+                if isinstance(inst, ir.Ret):
+                    return None
+                if isinstance(inst, ir.Branch) and not isinstance(inst, ir.ConditionalBranch):
+                    prev, block = block, inst.operands[0]
+                    break
+                if isinstance(inst, ir.ConditionalBranch):
+                    cond, tb, fb = inst.operands
+                    c = self.val(cond).astype(bool)
+                    if c[mask].all() or not mask.any():
+                        prev, block = block, tb
+                    elif not c[mask].any():
+                        prev, block = block, fb
+                    else:  # an if-then diamond: run the true side under a mask until it rejoins
+                        last = self.exec_from(tb, block, mask & c, fb)
+                        if any(isinstance(i, ir.PhiInstr) for i in fb.instructions):
+                            raise RuntimeError("divergent branch joins at a phi")
+                        prev, block = last, fb
+                    break
+                self.env[id(inst)] = self.exec(inst, mask)
+            else:
+                raise RuntimeError(f"block {block.name} has no terminator")
+
+    # -- instructions --------------------------------------------------------------------------
+    def exec(self, inst, mask):
+        op = inst.opname
+        o = inst.operands
+        ty = inst.type
+        with np.errstate(all="ignore"):
+            if isinstance(inst, ir.CallInstr):
+                return self.call(inst, mask)
+            if isinstance(inst, ir.GEPInstr):
+                base = self.val(inst.pointer).astype(np.int64)
+                etype = inst.source_etype
+                idx = self.val(inst.indices[0])
+                width = inst.indices[0].type.width
+                off = _signed(idx, width) * _size(etype)
+                return (base + off).astype(np.uint64)
+            if isinstance(inst, ir.LoadInstr):
+                ptr = o[0]
+                addr = self.val(ptr)
+                data = self.mem.read(ptr.type.addrspace, addr, _size(ty), mask)
+                return from_bytes(data, ty)
+            if isinstance(inst, ir.StoreInstr):
+                value, ptr = o
+                self.mem.write(ptr.type.addrspace, self.val(ptr), to_bytes(self.val(value), value.type), mask)
+                return None
+            if isinstance(inst, ir.ICMPInstr):
+                return self.icmp(inst.op, self.val(o[0]), self.val(o[1]), o[0].type)
+            if isinstance(inst, ir.FCMPInstr):
+                return self.fcmp(inst.op, self.val(o[0]), self.val(o[1]))
+            if isinstance(inst, ir.SelectInstr):
+                c = self.val(o[0]).astype(bool)
+                a, b = self.val(o[1]), self.val(o[2])
+                if isinstance(a, tuple):
+                    raise NotImplementedError("select of a struct")
+                return np.where(c if a.ndim == 1 else c[:, None], a, b)
+            if isinstance(inst, ir.CastInstr):
+                return self.cast(op, self.val(o[0]), o[0].type, ty)
+            if isinstance(inst, ir.ExtractElement):
+                vec, i = self.val(o[0]), self.val(o[1])
+                return vec[np.arange(self.T), i.astype(np.int64)]
+            if isinstance(inst, ir.InsertElement):
+                vec, x, i = self.val(o[0]).copy(), self.val(o[1]), self.val(o[2])
+                vec[np.arange(self.T), i.astype(np.int64)] = x
+                return vec
+            if isinstance(inst, ir.ExtractValue):
+                agg = self.val(o[0])
+                return agg[inst.indices[0]]
+            if isinstance(inst, ir.InsertValue):
+                agg = list(self.val(o[0]))
+                agg[inst.indices[0]] = self.val(o[1])
+                return tuple(agg)
+            if op in ("add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "udiv", "urem", "sdiv",
+                      "srem"):
+                return self.int_binary(op, self.val(o[0]), self.val(o[1]), ty)
+            if op in ("fadd", "fsub", "fmul", "fdiv", "frem"):
+                a, b = self.val(o[0]).astype(np.float64), self.val(o[1]).astype(np.float64)
+                r = {"fadd": a + b, "fsub": a - b, "fmul": a * b, "fdiv": a / b, "frem": np.fmod(a, b)}[op]
+                return r.astype(_np_dtype(ty))
+            if op == "fneg":
+                return (-self.val(o[0]).astype(np.float64)).astype(_np_dtype(ty))
+        raise NotImplementedError(f"simulator: instruction {op} ({type(inst).__name__})")
+
+    def int_binary(self, op, a, b, ty):
+        if isinstance(ty, ir.VectorType):
+            raise NotImplementedError("vector integer arithmetic")
+        w = ty.width
+        if w == 1:
+            a, b = a.astype(bool), b.astype(bool)
+            return {"and": a & b, "or": a | b, "xor": a ^ b, "add": a ^ b, "sub": a ^ b, "mul": a & b}[op]
+        ua, ub = a.astype(np.uint64), b.astype(np.uint64)
+        if op == "add":
+            r = ua + ub
+        elif op == "sub":
+            r = ua - ub
+        elif op == "mul":
+            r = ua * ub
+        elif op == "shl":
+            r = np.where(ub < w, ua << (ub % 64), 0)
+        elif op == "lshr":
+            r = np.where(ub < w, ua >> (ub % 64), 0)
+        elif op == "ashr":
+            r = (_signed(a, w) >> np.minimum(ub, w - 1).astype(np.int64)).astype(np.int64)
+        elif op == "and":
+            r = ua & ub
+        elif op == "or":
+            r = ua | ub
+        elif op == "xor":
+            r = ua ^ ub
+        elif op == "udiv":
+            r = np.where(ub == 0, 0, ua // np.where(ub == 0, 1, ub))
+        elif op == "urem":
+            r = np.where(ub == 0, 0, ua % np.where(ub == 0, 1, ub))
+        else:
+            sa, sb = _signed(a, w), _signed(b, w)
+            sb1 = np.where(sb == 0, 1, sb)
+            q = np.trunc(sa / sb1).astype(np.int64)
+            r = q if op == "sdiv" else sa - q * sb1
+        return _wrap(np.asarray(r).astype(np.uint64).view(np.int64) if np.asarray(r).dtype == np.uint64 else r, w)
+
+    def icmp(self, pred, a, b, ty):
+        w = ty.width if isinstance(ty, ir.IntType) else 64
+        if pred[0] == "s" and pred not in ("eq", "ne"):
+            a, b = _signed(a, w), _signed(b, w)
+        else:
+            a, b = a.astype(np.uint64), b.astype(np.uint64)
+        p = pred.lstrip("su") if pred not in ("eq", "ne") else pred
+        return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[p]
+
+    def fcmp(self, pred, a, b):
+        a, b = a.astype(np.float64), b.astype(np.float64)
+        nan = np.isnan(a) | np.isnan(b)
+        base = {"oeq": a == b, "one": a != b, "olt": a < b, "ole": a <= b, "ogt": a > b, "oge": a >= b,
+                "ueq": a == b, "une": a != b, "ult": a < b, "ule": a <= b, "ugt": a > b, "uge": a >= b,
+                "ord": ~nan, "uno": nan}
+        key = pred if pred in base else {"==": "oeq", "!=": "une", "<": "olt", "<=": "ole", ">": "ogt",
+                                         ">=": "oge"}.get(pred, pred)
+        r = base[key]
+        if key.startswith("o"):
+            return r & ~nan
+        if key.startswith("u") and key != "uno":
+            return r | nan
+        return r
+
+    def cast(self, op, x, src, dst):
+        if op == "bitcast":
+            data = to_bytes(x, src)
+            return from_bytes(data, dst)
+        if op in ("zext", "trunc"):
+            if isinstance(src, ir.IntType) and src.width == 1:
+                return _wrap(x.astype(np.int64), dst.width)
+            return _wrap(x.astype(np.uint64).view(np.int64) if x.dtype == np.uint64 else x.astype(np.int64), dst.width)
+        if op == "sext":
+            return _wrap(_signed(x, src.width), dst.width)
+        if op in ("fpext", "fptrunc"):
+            return x.astype(np.float64).astype(_np_dtype(dst)) if op == "fptrunc" else x.astype(_np_dtype(dst))
+        if op == "sitofp":
+            return _signed(x, src.width).astype(np.float64).astype(_np_dtype(dst))
+        if op == "uitofp":
+            return x.astype(np.float64).astype(_np_dtype(dst))
+        if op == "fptosi":
+            return _wrap(np.trunc(x.astype(np.float64)).astype(np.int64), dst.width)
+        if op == "fptoui":
+            return _wrap(np.trunc(x.astype(np.float64)).astype(np.int64), dst.width)
+        if op in ("ptrtoint", "inttoptr"):
+            return x.astype(np.uint64) if op == "inttoptr" else _wrap(x.astype(np.uint64).view(np.int64), dst.width)
+        raise NotImplementedError(f"cast {op}")
+
+    # -- calls ---------------------------------------------------------------------------------
+    def call(self, inst, mask):
+        callee = inst.callee
+        args = inst.args
+        if isinstance(callee, ir.InlineAsm):
+            return self.inline_asm(callee, [self.val(a) for a in args], [a.type for a in args], inst.type, mask)
+        name = callee.name
+        if name.startswith("llvm.nvvm.read.ptx.sreg."):
+            reg = name[len("llvm.nvvm.read.ptx.sreg."):]
+            kind, axis = reg.split(".")
+            i = "xyz".index(axis)
+            value = {"tid": np.arange(self.T) if i == 0 else np.zeros(self.T), "ntid": np.full(self.T, self.T if i == 0 else 1),
+                     "ctaid": np.full(self.T, self.ctaid[i]), "nctaid": np.full(self.T, self.nctaid[i])}[kind]
+            return _wrap(np.asarray(value, dtype=np.int64), 32)
+        if name in ("llvm.nvvm.barrier.cta.sync.aligned.all", "llvm.nvvm.barrier0", "llvm.assume",
+                    "llvm.nvvm.bar.warp.sync"):
+            return None
+        if name.startswith("llvm.nvvm.ldmatrix.sync.aligned.m8n8."):
+            return self.ldmatrix(name, self.val(args[0]))
+        if name.startswith("llvm.nvvm.mma."):
+            return self.mma(name, [self.val(a) for a in args])
+        if name.startswith("llvm.nvvm.cp.async.") and ".shared.global." in name:
+            dst, src, size = (self.val(a) for a in args)
+            n = int(name.split(".shared.global.")[1].split(".")[0])
+            size = size.astype(np.int64)
+            active = mask & (size > 0)
+            if (src[active].astype(np.int64) % n).any():
+                raise IndexError(f"cp.async of {n} bytes from a misaligned global address")
+            data = np.zeros((self.T, n), dtype=np.uint8)
+            for j in range(n):
+                data[:, j] = self.mem.read(1, src + np.uint64(j), 1, mask & (size > j))[:, 0]
+            self.pending.append((dst.copy(), data, mask.copy()))
+            return None
+        if name == "llvm.nvvm.cp.async.commit.group":
+            self.groups.append(self.pending)
+            self.pending = []
+            return None
+        if name == "llvm.nvvm.cp.async.wait.group":
+            keep = int(args[0].constant)
+            while len(self.groups) > keep:
+                for dst, data, m in self.groups.pop(0):
+                    self.mem.write(3, dst, data, m)
+            return None
+        if name == "llvm.nvvm.cp.async.wait.all":
+            return self.call_wait_all()
+        if name == "llvm.nvvm.f2tf32.rna":
+            x = self.val(args[0]).astype(np.float32).view(np.uint32).astype(np.uint64)
+            r = ((x + 0x1000) & 0xFFFFE000).astype(np.uint32)
+            return r
+        if name.startswith("llvm.fma."):
+            a, b, c = (self.val(x).astype(np.float64) for x in args)
+            return (a * b + c).astype(_np_dtype(inst.type))
+        if name.startswith(("llvm.maxnum.", "llvm.minnum.")):
+            a, b = (self.val(x).astype(np.float64) for x in args)
+            f = np.fmax if "max" in name else np.fmin
+            return f(a, b).astype(_np_dtype(inst.type))
+        if name.startswith(("llvm.smax.", "llvm.smin.", "llvm.umax.", "llvm.umin.")):
+            w = inst.type.width
+            a, b = (self.val(x) for x in args)
+            if name.startswith("llvm.s"):
+                a, b = _signed(a, w), _signed(b, w)
+            f = np.maximum if "max" in name else np.minimum
+            return _wrap(f(a, b).astype(np.int64), w)
+        if name.startswith("llvm.nvvm.shfl.sync.bfly."):
+            _, x, lanemask, _ = (self.val(a) for a in args)
+            lane = np.arange(self.T) % WARP
+            src = (np.arange(self.T) - lane) + (lane ^ lanemask.astype(np.int64))
+            return x[src.astype(np.int64)]
+        raise NotImplementedError(f"simulator: call of {name}")
+
+    def call_wait_all(self):
+        self.groups.append(self.pending)
+        self.pending = []
+        while self.groups:
+            for dst, data, m in self.groups.pop(0):
+                self.mem.write(3, dst, data, m)
+
+    def ldmatrix(self, name, addr):
+        count = int(re.search(r"\.x(\d)", name).group(1))
+        trans = ".trans" in name
+        out = [np.zeros(self.T, dtype=np.uint32) for _ in range(count)]
+        lane = np.arange(WARP)
+        g, t = lane // 4, lane % 4
+        for w in range(self.T // WARP):
+            lanes = np.arange(w * WARP, (w + 1) * WARP)
+            for i in range(count):
+                rows = addr[lanes[8 * i:8 * i + 8]]
+                m = self.mem.read(3, rows, 16, np.ones(8, dtype=bool)).view(np.uint16).reshape(8, 8)
+                if trans:
+                    m = m.T
+                out[i][lanes] = m[g, 2 * t].astype(np.uint32) | (m[g, 2 * t + 1].astype(np.uint32) << 16)
+        return tuple(out)
+
+    def mma(self, name, args):
+        shape = re.search(r"m16n8k(\d+)", name)
+        K = int(shape.group(1))
+        kind = name.split(".")[-1]
+        if name.endswith(".f32.f32"):
+            etype, kw = np.float16, 2
+        elif kind == "bf16":
+            etype, kw = ml_dtypes.bfloat16, 2
+        elif kind == "tf32":
+            etype, kw = np.float32, 1
+        elif kind == "s8":
+            etype, kw = np.int8, 4
+        else:
+            raise NotImplementedError(name)
+        a_regs, b_regs, c_regs = args[0:4], args[4:6], args[6:10]
+
+        def elems(reg):  # [T] packed 32-bit register -> [T, kw] elements
+            if isinstance(reg, np.ndarray) and reg.ndim == 2:  # <2 x half>
+                return reg.astype(np.float64)
+            raw = np.ascontiguousarray(np.asarray(reg).astype(np.uint32))
+            return raw.view(etype).reshape(self.T, kw).astype(np.float64)
+        acc_int = kind == "s8"
+        outs = [np.zeros(self.T, dtype=np.int64 if acc_int else np.float64) for _ in range(4)]
+        lane = np.arange(WARP)
+        g, t = lane // 4, lane % 4
+        ea = [elems(r) for r in a_regs]
+        eb_ = [elems(r) for r in b_regs]
+        cs = [(_signed(np.asarray(c), 32).astype(np.float64) if acc_int else np.asarray(c).astype(np.float64))
+              for c in c_regs]
+        for w in range(self.T // WARP):
+            lanes = np.arange(w * WARP, (w + 1) * WARP)
+            A = np.zeros((16, K))
+            B = np.zeros((K, 8))
+            C = np.zeros((16, 8))
+            for r in range(4):
+                for e in range(kw):
+                    A[g + 8 * (r % 2), kw * t + 4 * kw * (r // 2) + e] = ea[r][lanes, e]
+            for r in range(2):
+                for e in range(kw):
+                    B[kw * t + 4 * kw * r + e, g] = eb_[r][lanes, e]
+            C[g, 2 * t], C[g, 2 * t + 1], C[g + 8, 2 * t], C[g + 8, 2 * t + 1] = (c[lanes] for c in cs)
+            D = A @ B + C
+            for j, (dr, dc) in enumerate(((0, 0), (0, 1), (8, 0), (8, 1))):
+                outs[j][lanes] = D[g + dr, 2 * t + dc]
+        if acc_int:
+            return tuple(_wrap(o, 32) for o in outs)
+        return tuple(o.astype(np.float32) for o in outs)
+
+    # -- inline asm (memory.py's predicated global accesses) -----------------------------------
+    def inline_asm(self, asm: ir.InlineAsm, vals, types, ret_ty, mask):
+        text = asm.asm
+        outs_types = list(ret_ty.elements) if isinstance(ret_ty, ir.LiteralStructType) else (
+            [] if isinstance(ret_ty, ir.VoidType) else [ret_ty])
+        nout = len(outs_types)
+        regs: dict[int, np.ndarray] = {}
+        for i, v in enumerate(vals):
+            regs[nout + i] = v
+
+        def operand(tok):
+            tok = tok.strip()
+            m_ = re.fullmatch(r"\$(\d+)", tok)
+            if m_:
+                return regs[int(m_.group(1))]
+            return np.full(self.T, int(tok, 0), dtype=np.int64)
+
+        for stmt in [s.strip() for s in re.split(r";", text) if s.strip()]:
+            pred = np.ones(self.T, dtype=bool)
+            m_ = re.match(r"@(!?)\$(\d+)\s+(.*)", stmt, re.S)
+            if m_:
+                p = regs[int(m_.group(2))].astype(bool)
+                pred = ~p if m_.group(1) else p
+                stmt = m_.group(3)
+            stmt = stmt.strip()
+            mv = re.match(r"mov\.\w+\s+\$(\d+),\s*(.+)", stmt)
+            if mv:
+                dst = int(mv.group(1))
+                regs[dst] = operand(mv.group(2))
+                continue
+            ld = re.match(r"ld\.global(?:\.[a-z]+)*?(?:\.v(\d))?\.(\w+)\s+(\{[^}]*\}|\$\d+),\s*\[\s*\$(\d+)\s*\+\s*(-?\d+)\s*\]", stmt)
+            if ld:
+                vecn = int(ld.group(1) or 1)
+                tname = ld.group(2)
+                bits = int(re.sub(r"\D", "", tname))
+                dsts = [int(x) for x in re.findall(r"\$(\d+)", ld.group(3))]
+                addr = regs[int(ld.group(4))].astype(np.int64) + int(ld.group(5))
+                nb = max(1, bits // 8)
+                data = self.mem.read(1, addr.astype(np.uint64), nb * vecn, mask & pred)
+                for j, d in enumerate(dsts):
+                    chunk = data[:, j * nb:(j + 1) * nb]
+                    val = np.zeros(self.T, dtype=np.int64)
+                    for k in range(nb):
+                        val |= chunk[:, k].astype(np.int64) << (8 * k)
+                    old = regs.get(d, np.zeros(self.T, dtype=np.int64)).astype(np.int64)
+                    regs[d] = np.where(mask & pred, val, old)
+                continue
+            st = re.match(r"st\.global(?:\.[a-z]+)*?(?:\.v(\d))?\.(\w+)\s+\[\s*\$(\d+)\s*\+\s*(-?\d+)\s*\],\s*(\{[^}]*\}|\$\d+)", stmt)
+            if st:
+                tname = st.group(2)
+                bits = int(re.sub(r"\D", "", tname))
+                nb = max(1, bits // 8)
+                srcs = [int(x) for x in re.findall(r"\$(\d+)", st.group(5))]
+                addr = regs[int(st.group(3))].astype(np.int64) + int(st.group(4))
+                data = np.zeros((self.T, nb * len(srcs)), dtype=np.uint8)
+                for j, s_ in enumerate(srcs):
+                    v = regs[s_]
+                    raw = np.asarray(v).astype(np.int64) if v.dtype.kind in "iub" else \
+                        np.ascontiguousarray(v).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[v.dtype.itemsize]).astype(np.int64)
+                    for k in range(nb):
+                        data[:, j * nb + k] = (raw >> (8 * k)) & 0xFF
+                self.mem.write(1, addr.astype(np.uint64), data, mask & pred)
+                continue
+            raise NotImplementedError(f"simulator: inline asm statement {stmt!r}")
+        outs = []
+        for i, t in enumerate(outs_types):
+            v = regs[i]
+            if isinstance(t, ir.IntType):
+                outs.append(_wrap(np.asarray(v).astype(np.int64), t.width))
+            else:
+                raw = _wrap(np.asarray(v).astype(np.int64), 8 * _size(t))
+                outs.append(from_bytes(to_bytes(raw, ir.IntType(8 * _size(t))), t))
+        if not outs_types:
+            return None
+        return tuple(outs) if len(outs) > 1 else outs[0]
+
+
+def lower_for_simulation(module, arch: str = "sm_90"):
+    """Lower ``module``'s kernels; returns ``{name: (ir.Function, KernelInfo)}`` and the smem global."""
+    from tritonc.codegen.llvm import lower_module  # noqa: F401  (registers every handler)
+    from tritonc.codegen.llvm.lowering import I8, SPTR, KernelLowering
+    from tritonc.codegen.target import DATALAYOUT, TRIPLE
+
+    num_warps = int(module.attrs.get("num_warps", 4))
+    llmod = ir.Module(name="sim")
+    llmod.triple = TRIPLE
+    llmod.data_layout = DATALAYOUT
+    smem = ir.GlobalVariable(llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)
+    smem.linkage = "external"
+    smem.type = SPTR
+    out = {}
+    for f in module.functions:
+        if f.kind != "kernel":
+            continue
+        kl = KernelLowering(llmod, smem, f, num_warps, arch)
+        info = kl.build()
+        out[f.name] = (kl.fn, info, num_warps)
+    return out, smem
+
+
+def run_kernel(module, name: str, grid, args: list, arch: str = "sm_90") -> None:
+    """Run kernel ``name`` of a ttg ``module`` over ``grid`` (CTA by CTA); pointer arguments are
+    numpy arrays, updated in place."""
+    kernels, smem = lower_for_simulation(module, arch)
+    fn, info, num_warps = kernels[name]
+    grid = tuple(grid) + (1,) * (3 - len(tuple(grid)))
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    mem = Memory(arrays, info.shared_bytes)
+    values, k = [], 0
+    for a, larg in zip(args, fn.args):
+        if isinstance(a, np.ndarray):
+            values.append(mem.addresses[k])
+            k += 1
+        elif isinstance(larg.type, ir.IntType):
+            values.append(int(a) & ((1 << larg.type.width) - 1))
+        else:
+            values.append(a)
+    for z in range(grid[2]):
+        for y in range(grid[1]):
+            for x in range(grid[0]):
+                mem.s[:] = 0xAB
+                Simulator(fn, smem, num_warps, mem, values, (x, y, z), grid).run()
+    for a, addr in zip(arrays, mem.addresses):
+        data = mem.g[addr - GLOBAL_BASE:addr - GLOBAL_BASE + a.nbytes]
+        a[...] = np.frombuffer(data.tobytes(), dtype=a.dtype).reshape(a.shape)

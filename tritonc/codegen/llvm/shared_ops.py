@@ -1,0 +1,603 @@
+"""Explicit shared-memory buffers: ``ttg.local_alloc``, ``ttg.local_load``, ``ttg.local_store``,
+``ttg.memdesc_subview``, ``ttg.memdesc_trans``, ``ttg.async_copy_global_to_local``,
+``ttg.async_commit_group``, ``ttg.async_wait`` (semantics: ``ir/ttg_ops.py``).
+
+A buffer value lowers to a :class:`SharedBuffer`: the i32 byte offset of its element 0 in the
+kernel's dynamic shared memory and its ``!ttg.memdesc`` type. An allocation's offset is the
+``smem_offset`` attribute ``allocate-shared`` wrote on it; a slot of a multi-buffer adds
+``index * slot bytes``; a transposed view only permutes the type (the address of a
+coordinate is the same function of the memory, see :func:`~.layout_math.shared_offset`).
+
+Addresses. The element offset of a coordinate is Triton's XOR swizzle
+(:func:`~.layout_math.shared_offset`). For a register at thread base ``b`` plus a constant
+offset ``c``, ``c`` is split into a part that the swizzle does not see (whole swizzle
+periods: ``per_phase * max_phase`` rows, ``vec * 2^ceil(log2 max_phase)`` columns), added as a
+constant, and a small remainder; the swizzled offset of ``b + remainder`` is computed once in
+the kernel's entry block. So the address of a register in the loop is one add to a
+loop-invariant value, folded into the instruction's immediate where the base is constant.
+
+Accesses are vectorised: registers of one thread holding consecutive elements along the
+buffer's contiguous dimension, starting at a multiple of the vector width, are one
+``ld.shared``/``st.shared`` of up to 16 bytes (found by evaluating the layout for every
+thread at compile time, :func:`vector_groups`). Replicated registers write from their
+canonical copy only.
+
+Dot operands (``ttg.local_load`` into a :class:`~tritonc.ir.layouts.DotOperandLayout`) are
+read with ``ldmatrix`` (PTX ISA 9.7.14.5.15; codegen-facts §2) when the buffer allows it
+(:func:`ldmatrix_mode`): ``.x4`` gives one A fragment (``a0..a3``) or the B fragments of two
+``n8`` tiles; ``.trans`` when the buffer is contiguous along M (A) or N (B) (16-bit elements
+only); lane ``l`` points at row ``l % 8`` of matrix ``l // 8``. A ``local_load`` whose only
+user is the next ``tt.dot`` (nothing that writes shared memory or synchronises in between) is
+*deferred*: ``dot_mma.py`` issues its ``ldmatrix`` one K step at a time, next to the ``mma``
+instructions that consume it, which keeps only one step of fragments live.
+
+``ttg.async_copy_global_to_local``: each group of ``vec`` contiguous elements (the op's
+``vec`` attribute, what axis info proved contiguous and aligned in global memory; at most 16
+bytes) is one ``cp.async`` with a source size: ``cp.async.cg.shared.global [dst], [src], 16,
+n`` for 16 bytes (L2 only), ``cp.async.ca`` for 4 and 8; ``n`` is the bytes to read, the rest
+is zero-filled: the full size, or 0 where masked off (``mask_kind = "uniform"``), or the
+number of leading true mask elements times the element size (``"prefix"``), or the first
+element's limit clamped to ``[0, vec]`` times the element size (``"limit"``: an i32 mask). A
+masked-off copy reads no global memory.
+
+Barriers: none here. ``insert-barriers`` orders the accesses of different threads from the
+effects registered below (``shared_effects``); the software pipeliner places its own barrier
+after each ``ttg.async_wait``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+import numpy as np
+
+from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, SharedLayout
+from tritonc.ir.ttg_ops import subview_layout
+from tritonc.ir.types import MemDescType, TileType
+
+from .layout_math import (Distribution, canonical_ir, mma_parent, mma_reps, mma_thread_bases_ir,
+                          mma_warp_ids_ir, shared_offset, shared_offset_ir, thread_bases_ir)
+from .lowering import I1, I32, SharedEffect, const, llvm_type, lowers, shared_effects, storage_type
+
+#: Shared buffers are aligned to this many bytes (a swizzle period of 8 rows of 16 bytes).
+BUFFER_ALIGNMENT = 128
+
+
+@dataclass
+class SharedBuffer:
+    """A lowered buffer value: byte offset of element 0 (i32) and its type."""
+
+    base: ir.Value
+    type: MemDescType
+
+
+@dataclass
+class DeferredLoad:
+    """A ``ttg.local_load`` into a dot-operand layout whose ``ldmatrix`` the consuming dot issues."""
+
+    buf: SharedBuffer
+    type: TileType
+
+
+def elem_bytes(t) -> int:
+    return max(1, t.element.bits // 8)
+
+
+# -- effects (for liveness, allocate-shared and insert-barriers) ---------------------------
+
+@shared_effects("ttg.local_alloc")
+def _alloc_effects(op):
+    t = op.result.type
+    effects = [SharedEffect("alloc", op.result, size=t.numel * elem_bytes(t), alignment=BUFFER_ALIGNMENT)]
+    if op.operands:
+        effects.append(SharedEffect("write", op.result))
+    return effects
+
+
+@shared_effects("ttg.local_load")
+def _load_effects(op):
+    return [SharedEffect("read", op.operands[0])]
+
+
+@shared_effects("ttg.local_store")
+def _store_effects(op):
+    return [SharedEffect("write", op.operands[1])]
+
+
+@shared_effects("ttg.memdesc_subview", "ttg.memdesc_trans")
+def _view_effects(op):
+    return [SharedEffect("view", op.result, source=op.operands[0])]
+
+
+@shared_effects("ttg.async_copy_global_to_local")
+def _copy_effects(op):
+    return [SharedEffect("async_write", op.operands[1])]
+
+
+@shared_effects("ttg.async_wait")
+def _wait_effects(op):
+    return [SharedEffect("async_wait", num=int(op.attrs["num"]))]
+
+
+# -- address helpers -----------------------------------------------------------------------
+
+def _pow2_ceil(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def swizzle_periods(layout: SharedLayout, rank: int) -> list[int]:
+    """Per buffer dimension, the period of a constant coordinate shift the swizzle does not see."""
+    periods = [1] * rank
+    periods[layout.order[0]] = layout.vec * _pow2_ceil(layout.max_phase)
+    if rank > 1:
+        periods[layout.order[1]] = layout.per_phase * layout.max_phase
+    return periods
+
+
+class OffsetBuilder:
+    """Element offsets ``shared_offset(layout, shape, base + const)`` with ``base`` symbolic
+    (entry-block i32 values) and ``const`` ints, split as the module docstring says."""
+
+    def __init__(self, lw, layout: SharedLayout, shape: tuple[int, ...]):
+        self.lw, self.layout, self.shape = lw, layout, tuple(shape)
+        self.periods = swizzle_periods(layout, len(shape))
+
+    def offset(self, base: list, consts: list[int]) -> ir.Value | int:
+        """``base`` per dimension (i32 value or int), ``consts`` per dimension (ints)."""
+        lo = [c % p for c, p in zip(consts, self.periods)]
+        hi = [c - l for c, l in zip(consts, lo)]
+        hi_off = int(shared_offset(self.layout, self.shape, hi))
+        key = ("smem_off", self.layout, self.shape, tuple(id(b) if not isinstance(b, int) else b for b in base),
+               tuple(lo))
+        cache = self.lw.cache
+        if key not in cache:
+            coords = []
+            for b, c in zip(base, lo):
+                if isinstance(b, int):
+                    coords.append(b + c)
+                else:
+                    coords.append(self.lw.eb.add(b, const(I32, c)) if c else b)
+            cache[key] = (shared_offset_ir(self.lw.eb, self.layout, self.shape, coords), base)
+        value = cache[key][0]
+        if hi_off == 0:
+            return value
+        return self.lw.b.add(value, const(I32, hi_off))
+
+
+def byte_address(lw, buf: SharedBuffer, elem_offset, nbytes: int) -> ir.Value:
+    """``ptr addrspace(3)`` of element ``elem_offset`` (i32 value) of ``buf``."""
+    b = lw.b
+    off = elem_offset if nbytes == 1 else b.mul(elem_offset, const(I32, nbytes))
+    return lw.smem_ptr(b.add(buf.base, off))
+
+
+def _dist_bases(lw, dist: Distribution) -> list:
+    if isinstance(dist.blocked, BlockedLayout):
+        return thread_bases_ir(lw, dist.blocked)
+    return mma_thread_bases_ir(lw, dist.blocked, dist.cta)
+
+
+def vector_groups(dist: Distribution, contig_dim: int, vmax: int) -> tuple[int, list[list[int]]]:
+    """``(v, groups)``: registers grouped by ``v`` (a power of two ``<= vmax``) that hold, in every
+    thread, elements ``x, x + 1, ..., x + v - 1`` along tile dimension ``contig_dim`` with
+    ``x`` a multiple of ``v`` and the same canonical status; every register is in one group."""
+    coords = dist.coords()
+    canon = dist.canonical()
+    n = dist.num_regs
+    strides = [1] * len(dist.shape)
+    for d in range(len(dist.shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * dist.shape[d + 1]
+    lin = (coords * np.array(strides, dtype=np.int64)).sum(axis=2)  # [threads, regs]
+    columns: dict[bytes, list[int]] = {}
+    for r in range(n):
+        columns.setdefault(lin[:, r].tobytes() + canon[:, r].tobytes(), []).append(r)
+    step = strides[contig_dim]
+    v = max(1, vmax)
+    while v > 1:
+        groups, used, ok = [], set(), True
+        pos = coords[:, :, contig_dim]
+        for r in range(n):
+            if r in used:
+                continue
+            if np.any(pos[:, r] % v):
+                continue
+            group = [r]
+            for j in range(1, v):
+                key = (lin[:, r] + j * step).tobytes() + canon[:, r].tobytes()
+                cands = [c for c in columns.get(key, []) if c not in used and c not in group]
+                if not cands or np.any(pos[:, r] + j >= dist.shape[contig_dim]):
+                    ok = False
+                    break
+                group.append(cands[0])
+            if not ok:
+                break
+            used.update(group)
+            groups.append(group)
+        if ok and len(used) == n:
+            return v, groups
+        v //= 2
+    return 1, [[r] for r in range(n)]
+
+
+def register_offsets(lw, dist: Distribution, layout: SharedLayout, shape, regs: list[int]) -> list:
+    """Element offsets (i32) in a buffer of ``shape`` / ``layout`` of the elements that
+    registers ``regs`` of a tile in ``dist`` hold."""
+    bases = _dist_bases(lw, dist)
+    ob = OffsetBuilder(lw, layout, shape)
+    b = lw.b
+    out = []
+    for r in regs:
+        off = dist.offsets[r]
+        base, consts, wrapped = [], [], []
+        for i, d in enumerate(dist.dims):
+            if dist.wraps(d):
+                u = b.add(bases[d], const(I32, off[d])) if off[d] else bases[d]
+                wrapped.append(b.urem(u, const(I32, dist.pshape[d])))
+                base.append(None)
+                consts.append(0)
+            else:
+                wrapped.append(None)
+                base.append(bases[d])
+                consts.append(off[d])
+        if any(w is not None for w in wrapped):
+            coords = [w if w is not None else b.add(bs, const(I32, c)) if c else bs
+                      for w, bs, c in zip(wrapped, base, consts)]
+            out.append(shared_offset_ir(b, layout, tuple(shape), coords))
+        else:
+            out.append(ob.offset(base, consts))
+    return out
+
+
+def _to_storage(b, v, element):
+    ty = llvm_type(element)
+    return b.zext(v, storage_type(element)) if ty == I1 else v
+
+
+def _from_storage(b, v, element):
+    return b.trunc(v, I1) if llvm_type(element) == I1 else v
+
+
+def store_tile(lw, buf: SharedBuffer, regs: list, tile: TileType) -> None:
+    """Write a tile's registers into ``buf`` (same shape), vectorised, canonical copies only."""
+    layout = buf.type.layout
+    dist = lw.dist(tile)
+    eb = elem_bytes(buf.type)
+    v, groups = vector_groups(dist, layout.order[0], max(1, 16 // eb))
+    offsets = register_offsets(lw, dist, layout, buf.type.shape, [g[0] for g in groups])
+    canon = canonical_ir(lw, dist)
+    sty = storage_type(tile.element)
+    b = lw.b
+    for g, off in zip(groups, offsets):
+        ptr = byte_address(lw, buf, off, eb)
+        with lw.if_then(canon[g[0]]):
+            if v == 1:
+                b.store(_to_storage(b, regs[g[0]], tile.element), ptr, align=eb)
+            else:
+                vec = ir.Constant(ir.VectorType(sty, v), None)
+                for j, r in enumerate(g):
+                    vec = b.insert_element(vec, _to_storage(b, regs[r], tile.element), const(I32, j))
+                b.store(vec, ptr, align=v * eb)
+
+
+def load_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
+    """Read a tile of ``tile``'s layout from ``buf`` (same shape), vectorised."""
+    layout = buf.type.layout
+    dist = lw.dist(tile)
+    eb = elem_bytes(buf.type)
+    v, groups = vector_groups(dist, layout.order[0], max(1, 16 // eb))
+    offsets = register_offsets(lw, dist, layout, buf.type.shape, [g[0] for g in groups])
+    sty = storage_type(tile.element)
+    b = lw.b
+    regs: list = [None] * dist.num_regs
+    for g, off in zip(groups, offsets):
+        ptr = byte_address(lw, buf, off, eb)
+        if v == 1:
+            regs[g[0]] = _from_storage(b, b.load(ptr, typ=sty, align=eb), tile.element)
+        else:
+            vec = b.load(ptr, typ=ir.VectorType(sty, v), align=v * eb)
+            for j, r in enumerate(g):
+                regs[r] = _from_storage(b, b.extract_element(vec, const(I32, j)), tile.element)
+    return regs
+
+
+# -- ldmatrix ------------------------------------------------------------------------------
+
+def ldmatrix_mode(buf_type: MemDescType, layout) -> str | None:
+    """``"plain"`` / ``"trans"`` when ``ldmatrix`` can read dot operand ``layout`` from a buffer
+    of ``buf_type``, else ``None``."""
+    if not isinstance(layout, DotOperandLayout) or not isinstance(buf_type.layout, SharedLayout):
+        return None
+    if buf_type.rank != 2:
+        return None
+    sl = buf_type.layout
+    eb = elem_bytes(buf_type)
+    if eb * layout.k_width != 4:
+        return None
+    if sl.vec * eb % 16 and sl.max_phase > 1:
+        return None  # a 16-byte row of a matrix could be split by the swizzle
+    wm, wn = mma_parent(layout).warps_per_cta
+    if (layout.op_idx == 0 and buf_type.shape[0] < 16 * wm) or (layout.op_idx == 1 and buf_type.shape[1] < 8 * wn):
+        return None  # warps would wrap around the tile
+    k_dim = 1 if layout.op_idx == 0 else 0
+    contig = sl.order[0]
+    if buf_type.shape[contig] * eb % 16:
+        return None
+    if contig == k_dim:
+        return "plain"
+    return "trans" if eb == 2 else None
+
+
+def _lane_row_ids(lw) -> tuple:
+    """``(i, r) = (lane // 8, lane % 8)`` for ldmatrix row addresses (entry block)."""
+    if "ldm_lane" not in lw.cache:
+        lane = lw.lane()
+        lw.cache["ldm_lane"] = (lw.eb.lshr(lane, const(I32, 3)), lw.eb.and_(lane, const(I32, 7)))
+    return lw.cache["ldm_lane"]
+
+
+class FragmentLoader:
+    """``ldmatrix`` of the fragments of one dot operand: :meth:`words` gives the 32-bit words
+    of repetition ``rep`` (``rm`` for A, ``rn`` for B) and K step ``kk``: ``a0..a3`` (A) or
+    ``b0, b1`` (B), as i32 values."""
+
+    def __init__(self, lw, buf: SharedBuffer, layout: DotOperandLayout, shape):
+        self.lw, self.buf, self.layout, self.shape = lw, buf, layout, tuple(shape)
+        self.mode = ldmatrix_mode(buf.type, layout)
+        if self.mode is None:
+            raise InternalCompilerError(f"ldmatrix cannot read {layout} from {buf.type}")
+        self.mma = mma_parent(layout)
+        self.reps, self.kks, self.kw = mma_reps(layout, shape)
+        self.eb = elem_bytes(buf.type)
+        self.cache: dict = {}
+        self.ob = OffsetBuilder(lw, buf.type.layout, shape)
+
+    def _lane_offset(self, origins: list[tuple[int, int]], lane_base: tuple):
+        """Element offset of this lane's row: matrix ``lane // 8`` at ``origins[i]`` (constant
+        parts) plus ``lane_base`` (symbolic per-dimension parts), row ``lane % 8`` along the
+        buffer's non-contiguous dimension."""
+        lw = self.lw
+        eb_ = lw.eb
+        i, r = _lane_row_ids(lw)
+        contig = self.buf.type.layout.order[0]
+        row_dim = 1 - contig
+        # origins differ between the 4 matrices in bit 0 / bit 1 of i: express as
+        # origin(i) = o0 + (i & 1) * d1 + (i >> 1) * d2 (affine in the two bits).
+        o0 = origins[0]
+        d1 = tuple(a - b for a, b in zip(origins[1], o0))
+        d2 = tuple(a - b for a, b in zip(origins[2], o0))
+        assert tuple(o0[k] + d1[k] + d2[k] for k in range(2)) == tuple(origins[3])
+        key = ("ldm_lane_sym", d1, d2, row_dim, tuple(id(x) for x in lane_base))
+        if key not in lw.cache:
+            bit0 = eb_.and_(i, const(I32, 1))
+            bit1 = eb_.lshr(i, const(I32, 1))
+            sym = []
+            for k in range(2):
+                v = lane_base[k]
+                if d1[k]:
+                    v = eb_.add(v, eb_.mul(bit0, const(I32, d1[k])))
+                if d2[k]:
+                    v = eb_.add(v, eb_.mul(bit1, const(I32, d2[k])))
+                if k == row_dim:
+                    v = eb_.add(v, r)
+                sym.append(v)
+            lw.cache[key] = sym
+        sym = lw.cache[key]
+        return self.ob.offset(sym, list(o0))
+
+    def _warp_bases(self) -> tuple:
+        wm, wn = mma_warp_ids_ir(self.lw, self.mma)
+        return wm, wn
+
+    def _ldmatrix(self, offset, count: int) -> list:
+        lw = self.lw
+        trans = ".trans" if self.mode == "trans" else ""
+        name = f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{count}{trans}.b16"
+        ret = ir.LiteralStructType([I32] * count)
+        ptr = byte_address(lw, self.buf, offset, self.eb)
+        res = lw.call(name, ret, [ptr])
+        return [lw.b.extract_value(res, j) for j in range(count)]
+
+    def words(self, rep: int, kk: int) -> list:
+        key = (rep, kk)
+        if key in self.cache:
+            return self.cache[key]
+        lw = self.lw
+        kw = self.kw
+        wm_n, wn_n = self.mma.warps_per_cta
+        wm, wn = self._warp_bases()
+        k0 = 8 * kw * kk
+        kq = 4 * kw
+        if self.layout.op_idx == 0:
+            m0 = 16 * wm_n * rep
+            base = self._sym_base(("A", wm), lambda: lw.eb.mul(wm, const(I32, 16)), 0)
+            origins = [(m0, k0), (m0 + 8, k0), (m0, k0 + kq), (m0 + 8, k0 + kq)]
+            words = self._ldmatrix(self._lane_offset(origins, base), 4)
+            self.cache[key] = words
+            return words
+        # B: one x4 covers reps rep and rep + 1 (when there is one), else x2
+        n_of = [8 * wn_n * q for q in (rep, rep + 1)]
+        base = self._sym_base(("B", wn), lambda: lw.eb.mul(wn, const(I32, 8)), 1)
+        if rep + 1 < self.reps:
+            origins = [(k0, n_of[0]), (k0 + kq, n_of[0]), (k0, n_of[1]), (k0 + kq, n_of[1])]
+            words = self._ldmatrix(self._lane_offset(origins, base), 4)
+            self.cache[key] = words[:2]
+            self.cache[(rep + 1, kk)] = words[2:]
+            return words[:2]
+        origins = [(k0, n_of[0]), (k0 + kq, n_of[0]), (k0, n_of[0]), (k0 + kq, n_of[0])]
+        words = self._ldmatrix(self._lane_offset(origins, base), 2)
+        self.cache[key] = words
+        return words
+
+    def _sym_base(self, key, make, dim: int) -> tuple:
+        """Per-dimension symbolic base: the warp's row (A) / column (B) start; 0 along K."""
+        cache_key = ("ldm_base", key[0], self.mma.warps_per_cta)
+        if cache_key not in self.lw.cache:
+            v = make()
+            self.lw.cache[cache_key] = (v, const(I32, 0)) if dim == 0 else (const(I32, 0), v)
+        return self.lw.cache[cache_key]
+
+
+def unpack_words(lw, words: list, element, kw: int) -> list:
+    """Split i32 words into ``kw`` elements each (little-endian: element 0 in the low bits)."""
+    b = lw.b
+    ety = llvm_type(element)
+    out = []
+    for w in words:
+        if kw == 1:
+            out.append(b.bitcast(w, ety))
+            continue
+        vec = b.bitcast(w, ir.VectorType(ety, kw))
+        out.extend(b.extract_element(vec, const(I32, e)) for e in range(kw))
+    return out
+
+
+def ldmatrix_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
+    """All registers of a dot-operand tile, read with ``ldmatrix``."""
+    fl = FragmentLoader(lw, buf, tile.layout, tile.shape)
+    regs = []
+    for rep in range(fl.reps):
+        for kk in range(fl.kks):
+            regs.extend(unpack_words(lw, fl.words(rep, kk), tile.element, fl.kw))
+    return regs
+
+
+# -- handlers ------------------------------------------------------------------------------
+
+def buffer_of(lw, v) -> SharedBuffer:
+    buf = lw.get(v)
+    if not isinstance(buf, SharedBuffer):
+        raise InternalCompilerError(f"lowering: {v!r} is not a shared-memory buffer")
+    return buf
+
+
+@lowers("ttg.local_alloc")
+def _local_alloc(lw, op) -> None:
+    offset = op.attrs.get("smem_offset")
+    if offset is None:
+        raise InternalCompilerError("lowering: ttg.local_alloc has no smem_offset (run allocate-shared first)")
+    t = op.result.type
+    if not isinstance(t.layout, SharedLayout):
+        raise InternalCompilerError(f"lowering: buffer {t} has no shared layout")
+    buf = SharedBuffer(const(I32, int(offset)), t)
+    lw.values[op.result] = buf
+    if op.operands:
+        src = op.operands[0]
+        store_tile(lw, buf, lw.get(src), src.type)
+
+
+@lowers("ttg.local_store")
+def _local_store(lw, op) -> None:
+    value, dst = op.operands
+    store_tile(lw, buffer_of(lw, dst), lw.get(value), value.type)
+
+
+@lowers("ttg.memdesc_subview")
+def _subview(lw, op) -> None:
+    src = buffer_of(lw, op.operands[0])
+    index = lw.get(op.operands[1])
+    t = op.result.type
+    slot_bytes = t.numel * elem_bytes(t)
+    if isinstance(index, ir.Constant):
+        base = lw.b.add(src.base, const(I32, int(index.constant) * slot_bytes))
+    else:
+        base = lw.b.add(src.base, lw.b.mul(index, const(I32, slot_bytes)))
+    lw.values[op.result] = SharedBuffer(base, t)
+
+
+@lowers("ttg.memdesc_trans")
+def _memdesc_trans(lw, op) -> None:
+    src = buffer_of(lw, op.operands[0])
+    lw.values[op.result] = SharedBuffer(src.base, op.result.type)
+
+
+def deferred_by_dot(op) -> bool:
+    """Whether ``local_load`` ``op`` is read by the dot that uses it (see the module docstring)."""
+    res = op.result
+    if not isinstance(res.type.layout, DotOperandLayout) or len(res.uses) != 1:
+        return False
+    user, index = res.uses[0]
+    if user.name != "tt.dot" or index > 1 or user.parent is not op.parent:
+        return False
+    if ldmatrix_mode(op.operands[0].type, res.type.layout) is None:
+        return False
+    block = op.parent.ops
+    for mid in block[block.index(op) + 1:block.index(user)]:
+        if mid.name == "gpu.barrier" or mid.regions:
+            return False
+        from .lowering import SHARED_EFFECTS, scratch_bytes
+        query = SHARED_EFFECTS.get(mid.name)
+        if query is not None and any(e.kind in ("write", "async_write") for e in query(mid)):
+            return False
+        if scratch_bytes(mid):
+            return False
+    return True
+
+
+@lowers("ttg.local_load")
+def _local_load(lw, op) -> None:
+    buf = buffer_of(lw, op.operands[0])
+    t = op.result.type
+    if deferred_by_dot(op):
+        lw.values[op.result] = DeferredLoad(buf, t)
+        return
+    if ldmatrix_mode(buf.type, t.layout) is not None:
+        lw.set(op.result, ldmatrix_tile(lw, buf, t))
+        return
+    lw.set(op.result, load_tile(lw, buf, t))
+
+
+# -- cp.async ------------------------------------------------------------------------------
+
+@lowers("ttg.async_copy_global_to_local")
+def _async_copy(lw, op) -> None:
+    ptr, dst = op.operands[0], op.operands[1]
+    mask = op.operands[2] if len(op.operands) > 2 else None
+    buf = buffer_of(lw, dst)
+    eb = elem_bytes(buf.type)
+    dist = lw.dist(ptr)
+    vmax = min(int(op.attrs.get("vec", 1)), 16 // eb)
+    v, groups = vector_groups(dist, buf.type.layout.order[0], vmax)
+    if v * eb < 4:
+        raise InternalCompilerError(f"cp.async of {v * eb} bytes (at least 4 are needed) for {ptr.type}")
+    offsets = register_offsets(lw, dist, buf.type.layout, buf.type.shape, [g[0] for g in groups])
+    canon = canonical_ir(lw, dist)
+    ptrs = lw.get(ptr)
+    masks = lw.get(mask) if mask is not None else None
+    kind = op.attrs.get("mask_kind", "uniform")
+    nbytes = v * eb
+    name = (f"llvm.nvvm.cp.async.cg.shared.global.16.s" if nbytes == 16
+            else f"llvm.nvvm.cp.async.ca.shared.global.{nbytes}.s")
+    b = lw.b
+    for g, off in zip(groups, offsets):
+        if masks is None:
+            size = const(I32, nbytes)
+        elif kind == "limit":
+            lim = lw.call("llvm.smax.i32", I32, [lw.call("llvm.smin.i32", I32, [masks[g[0]], const(I32, v)]),
+                                                 const(I32, 0)])
+            size = b.mul(lim, const(I32, eb)) if eb > 1 else lim
+        elif kind == "prefix":
+            size = None
+            for r in g:
+                bit = b.zext(masks[r], I32)
+                size = bit if size is None else b.add(size, bit)
+            size = b.mul(size, const(I32, eb)) if eb > 1 else size
+        else:
+            size = b.select(masks[g[0]], const(I32, nbytes), const(I32, 0))
+        dptr = byte_address(lw, buf, off, eb)
+        with lw.if_then(canon[g[0]]):
+            lw.call(name, ir.VoidType(), [dptr, ptrs[g[0]], size])
+
+
+@lowers("ttg.async_commit_group")
+def _commit(lw, op) -> None:
+    lw.call("llvm.nvvm.cp.async.commit.group", ir.VoidType(), [])
+
+
+@lowers("ttg.async_wait")
+def _wait(lw, op) -> None:
+    lw.call("llvm.nvvm.cp.async.wait.group", ir.VoidType(), [const(I32, int(op.attrs["num"]))])
+
+
+__all__ = ["SharedBuffer", "DeferredLoad", "FragmentLoader", "ldmatrix_mode", "store_tile", "load_tile",
+           "subview_layout"]

@@ -1,0 +1,310 @@
+"""``accelerate-matmul``: move eligible ``tt.dot`` ops to tensor cores (``mma.sync``, mma v2).
+
+Preconditions: ttg IR (every tile has a layout, after ``assign-layouts``). Postconditions: each
+eligible dot has an :class:`~tritonc.ir.layouts.MmaLayout` accumulator and result, and
+:class:`~tritonc.ir.layouts.DotOperandLayout` operands read from swizzled shared memory;
+everything else is unchanged. Preserves: nothing.
+
+Eligible (Triton's ``AccelerateMatmul.cpp`` for mma v2; codegen-facts §2): a 2-D ``tt.dot``
+``[M, K] @ [K, N] + [M, N]`` with ``M`` a multiple of 16 and ``N`` of 8, and operands/accumulator
+
+* ``f16`` / ``f16`` / ``f32`` and ``bf16`` / ``bf16`` / ``f32``: ``m16n8k16``, ``K % 16 == 0``;
+* ``f32`` / ``f32`` / ``f32`` only with ``allow_tf32`` (``--allow-tf32``) or
+  ``input_precision = "tf32"``: ``m16n8k8.tf32``, ``K % 8 == 0``; otherwise the FMA path keeps
+  full f32 precision;
+* ``i8`` / ``i8`` / ``i32``: ``m16n8k32.s8``, ``K % 32 == 0``.
+
+Rewrite of ``d = tt.dot(a, b, c)``:
+
+1. ``mma = MmaLayout(2, warps, [16, 8])`` with ``warps`` "as square as possible"
+   (:func:`warps_per_tile`, Triton's ``warpsPerTileV2``: double along M while M has more
+   16-row tiles per warp than N has 16-column tiles, else along N);
+2. each operand goes through shared memory: ``ttg.local_alloc(x)`` right after ``x`` is defined,
+   in a swizzled :class:`~tritonc.ir.layouts.SharedLayout` (:func:`swizzled_layout`: ``vec`` =
+   16 bytes of elements, ``per_phase = max(1, 128 / row bytes)``, ``max_phase = 8 /
+   per_phase``; ``order`` = the operand's register order, i.e. its memory order once
+   ``coalesce`` ran), and ``ttg.local_load`` into ``DotOperandLayout(op_idx, mma, k_width)``
+   right before the dot (``k_width`` = elements per 32-bit register: 2, 1 (tf32), 4 (i8));
+3. ``c`` is converted to ``mma``, the new dot produces ``mma``, and a conversion back to the old
+   layout feeds the old users.
+
+Then two clean-ups keep the accumulator in registers in the mma layout:
+
+* **loop-carried accumulators**: an ``scf.for`` iteration argument whose uses are all
+  conversions to one mma layout and whose yielded value is a conversion from that layout is
+  retyped to it: the initial value is converted once before the loop (a splat constant is
+  rebuilt in the mma layout), the conversions in the body disappear, and one conversion after
+  the loop feeds the loop's users (the epilogue);
+* **epilogue sinking**: a conversion out of an mma layout whose only user is an element-wise
+  op (a cast, or an arithmetic op whose other operands are constants, splats or broadcast rows
+  / columns such as a bias, whose small tile is converted to a slice of the mma layout) moves
+  below that op, which then runs in the mma layout; so ``half c = relu(alpha * acc + bias);``
+  is computed in the accumulator registers and converts halves, not floats, on the way to
+  the store's layout.
+
+What the new ops read and write (for ``allocate-shared`` / ``insert-barriers``): see
+``codegen/llvm/shared_ops.py``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tritonc.ir.builder import Builder
+from tritonc.ir.core import Function, Module, Operation, Value
+from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SharedLayout
+from tritonc.ir.types import MemDescType, ScalarType, TileType
+from tritonc.passes import AnalysisManager, Pass, register_pass
+
+#: Operand element -> (accumulator element, k_width) of the mma v2 instruction for it.
+MMA_TYPES = {"f16": ("f32", 2), "bf16": ("f32", 2), "f32": ("f32", 1), "i8": ("i32", 4)}
+
+#: Element-wise ops an mma-layout epilogue may run (one result, every tile operand one layout).
+_CASTS = {"arith.truncf", "arith.extf", "arith.fptosi", "arith.fptoui", "arith.sitofp", "arith.uitofp",
+          "arith.extsi", "arith.extui", "arith.trunci", "arith.bitcast", "arith.negf", "math.exp", "math.exp2",
+          "math.absf", "math.sqrt", "math.rsqrt", "math.log", "math.log2"}
+_BINARY = {"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maxnumf", "arith.minnumf",
+           "arith.addi", "arith.subi", "arith.muli", "arith.maxsi", "arith.minsi"}
+
+
+def warps_per_tile(shape: tuple[int, ...], num_warps: int) -> tuple[int, int]:
+    """``[WM, WN]`` for an ``[M, N]`` accumulator (see the module docstring)."""
+    wm, wn = 1, 1
+    while wm * wn < num_warps:
+        if shape[0] // 16 // wm >= shape[1] // 16 // wn:
+            if wm < shape[0] // 16:
+                wm *= 2
+            else:
+                wn *= 2
+        else:
+            wn *= 2
+    return wm, wn
+
+
+def swizzled_layout(shape: tuple[int, ...], order: tuple[int, ...], elem_bytes: int) -> SharedLayout:
+    """The bank-conflict-free swizzle for ``ldmatrix`` of a buffer of ``shape`` (``order[0]``
+    contiguous): 16-byte chunks XORed with ``(row / per_phase) % max_phase``."""
+    row = shape[order[0]]
+    vec = max(1, 16 // elem_bytes)
+    per_phase = max(1, 128 // max(1, row * elem_bytes))
+    max_phase = max(1, min(8 // per_phase, row // vec))
+    return SharedLayout(vec, per_phase, max_phase, tuple(order))
+
+
+def register_order(layout: Layout | None, rank: int) -> tuple[int, ...]:
+    """The dimension order (fastest first) of a register layout (row-major if unknown)."""
+    while layout is not None and hasattr(layout, "parent") and not isinstance(layout, DotOperandLayout):
+        layout = layout.parent  # slices: the parent's order restricted below
+    if isinstance(layout, BlockedLayout) and layout.rank == rank:
+        return tuple(layout.order)
+    return tuple(range(rank - 1, -1, -1))
+
+
+def mma_types(a: ScalarType, b: ScalarType, acc: ScalarType, input_precision: str, allow_tf32: bool):
+    """``k_width`` when ``a @ b + acc`` has an mma v2 instruction, else ``None``."""
+    if a != b or a.name not in MMA_TYPES:
+        return None
+    want_acc, kw = MMA_TYPES[a.name]
+    if acc.name != want_acc:
+        return None
+    if a.name == "f32" and not (allow_tf32 or input_precision == "tf32"):
+        return None
+    return kw
+
+
+def eligible(op: Operation, allow_tf32: bool) -> int | None:
+    """``k_width`` if dot ``op`` can use mma v2, else ``None``."""
+    a, b, acc = (v.type for v in op.operands)
+    if not all(isinstance(t, TileType) and t.layout is not None for t in (a, b, acc)):
+        return None
+    if a.rank != 2 or isinstance(acc.layout, MmaLayout):
+        return None
+    kw = mma_types(a.element, b.element, acc.element, op.attrs.get("input_precision", "ieee"), allow_tf32)
+    if kw is None:
+        return None
+    M, K = a.shape
+    N = b.shape[1]
+    if M % 16 or N % 8 or K % (8 * kw):
+        return None
+    return kw
+
+
+def _insert_after_def(builder: Builder, v: Value) -> None:
+    owner = getattr(v, "op", None)
+    if owner is not None:
+        builder.after(owner)
+    else:
+        builder.block, builder.index = v.block, 0
+
+
+def _convert(builder: Builder, v: Value, layout: Layout) -> Value:
+    if v.type.layout == layout:
+        return v
+    return builder.value("ttg.convert_layout", [v], v.type.with_layout(layout))
+
+
+def _operand(builder: Builder, dot: Operation, index: int, mma: MmaLayout, kw: int) -> Value:
+    x = dot.operands[index]
+    t = x.type
+    order = register_order(t.layout, 2)
+    shared = swizzled_layout(t.shape, order, t.element.bytes)
+    _insert_after_def(builder, x)
+    alloc = builder.value("ttg.local_alloc", [x], MemDescType(t.element, t.shape, shared))
+    builder.before(dot)
+    return builder.value("ttg.local_load", [alloc], t.with_layout(DotOperandLayout(index, mma, kw)))
+
+
+def rewrite_dot(dot: Operation, num_warps: int, kw: int) -> None:
+    """Step 1-3 of the module docstring for one dot."""
+    a, b, acc = dot.operands
+    old = dot.result.type
+    mma = MmaLayout(2, warps_per_tile(old.shape, num_warps), (16, 8))
+    builder = Builder()
+    a2 = _operand(builder, dot, 0, mma, kw)
+    b2 = _operand(builder, dot, 1, mma, kw)
+    builder.before(dot)
+    c2 = _convert(builder, acc, mma)
+    new = builder.create("tt.dot", [a2, b2, c2], [old.with_layout(mma)], dict(dot.attrs),
+                         name_hint=dot.result.name)
+    back = builder.value("ttg.convert_layout", [new.result], old)
+    dot.result.replace_all_uses_with(back)
+    dot.erase()
+
+
+# -- loop-carried accumulators -------------------------------------------------------------
+
+def _is_convert(op: Operation | None) -> bool:
+    return op is not None and op.name == "ttg.convert_layout"
+
+
+def _retype_loop_args(f: Function) -> bool:
+    changed = False
+    for loop in [op for op in f.walk() if op.name == "scf.for"]:
+        body = loop.regions[0].block
+        yield_op = body.terminator
+        for j, arg in enumerate(body.args[1:]):
+            if not isinstance(arg.type, TileType) or not arg.uses:
+                continue
+            users = [u for u, _ in arg.uses]
+            if not all(_is_convert(u) and isinstance(u.result.type.layout, MmaLayout) for u in users):
+                continue
+            mma = users[0].result.type.layout
+            if any(u.result.type.layout != mma for u in users):
+                continue
+            yielded = yield_op.operands[j]
+            src = getattr(yielded, "op", None)
+            if not (_is_convert(src) and src.parent is body and src.operands[0].type.layout == mma):
+                continue
+            old_type = arg.type
+            new_type = old_type.with_layout(mma)
+            builder = Builder().before(loop)
+            init = loop.operands[3 + j]
+            init_op = getattr(init, "op", None)
+            if init_op is not None and init_op.name == "arith.constant" and not isinstance(init_op.attrs["value"], list):
+                new_init = builder.constant(init_op.attrs["value"], new_type)
+            else:
+                new_init = _convert(builder, init, mma)
+            loop.set_operand(3 + j, new_init)
+            arg.type = new_type
+            for u in users:
+                u.result.replace_all_uses_with(arg)
+                u.erase()
+            yield_op.set_operand(j, src.operands[0])
+            if not src.result.uses:
+                src.erase()
+            res = loop.results[j]
+            res.type = new_type
+            if res.uses:
+                after = Builder().after(loop)
+                back = after.value("ttg.convert_layout", [res], old_type)
+                for op_, idx in list(res.uses):
+                    if op_ is not back.op:
+                        op_.set_operand(idx, back)
+            changed = True
+    return changed
+
+
+# -- epilogue sinking ----------------------------------------------------------------------
+
+def _rebuild_in(builder: Builder, v: Value, layout: Layout) -> Value | None:
+    """``v`` rebuilt in ``layout`` when it is cheap: a splat or constant tile, or a broadcast
+    of ``expand_dims`` of a smaller tile (a bias row or column: the small tile is converted to
+    a slice of ``layout``); else None."""
+    op = getattr(v, "op", None)
+    if op is None or not isinstance(v.type, TileType):
+        return None
+    if v.type.layout == layout:
+        return v
+    if op.name == "arith.constant" and not isinstance(op.attrs["value"], list):
+        return builder.constant(op.attrs["value"], v.type.with_layout(layout))
+    if op.name == "tt.splat":
+        return builder.value("tt.splat", [op.operands[0]], v.type.with_layout(layout))
+    if op.name == "tt.broadcast":
+        src = _rebuild_in(builder, op.operands[0], layout)
+        return None if src is None else builder.value("tt.broadcast", [src], v.type.with_layout(layout))
+    if op.name == "tt.expand_dims" and isinstance(op.operands[0].type, TileType):
+        from tritonc.ir.layouts import SliceLayout
+        src = _convert(builder, op.operands[0], SliceLayout(op.attrs["axis"], layout))
+        return builder.value("tt.expand_dims", [src], v.type.with_layout(layout), dict(op.attrs))
+    return None
+
+
+def _sink_conversions(f: Function) -> bool:
+    changed = False
+    progress = True
+    while progress:
+        progress = False
+        for cvt in [op for op in f.walk() if _is_convert(op)]:
+            src = cvt.operands[0]
+            if not isinstance(src.type.layout, MmaLayout) or len(cvt.result.uses) != 1:
+                continue
+            user, index = cvt.result.uses[0]
+            if len(user.results) != 1 or not isinstance(user.result.type, TileType) or user.regions:
+                continue
+            if user.name not in _CASTS and user.name not in _BINARY:
+                continue
+            mma = src.type.layout
+            builder = Builder().before(user)
+            operands = []
+            for i, v in enumerate(user.operands):
+                if i == index:
+                    operands.append(src)
+                    continue
+                rebuilt = _rebuild_in(builder, v, mma) if isinstance(v.type, TileType) else v
+                if rebuilt is None:
+                    break
+                operands.append(rebuilt)
+            else:
+                res_type = user.result.type
+                new = builder.create(user.name, operands, [res_type.with_layout(mma)], dict(user.attrs),
+                                     name_hint=user.result.name)
+                back = builder.value("ttg.convert_layout", [new.result], res_type)
+                user.result.replace_all_uses_with(back)
+                user.erase()
+                cvt.erase()
+                changed = progress = True
+                break
+    return changed
+
+
+@register_pass
+@dataclass
+class AccelerateMatmul(Pass):
+    """Give eligible dots an mma layout and dot-operand operands from swizzled shared memory."""
+
+    name = "accelerate-matmul"
+    num_warps: int = 4
+    allow_tf32: bool = False
+
+    def run(self, module: Module, am: AnalysisManager) -> bool:
+        num_warps = int(module.attrs.get("num_warps", self.num_warps))
+        changed = False
+        for f in module.functions:
+            for dot in [op for op in f.walk() if op.name == "tt.dot"]:
+                kw = eligible(dot, self.allow_tf32)
+                if kw is not None:
+                    rewrite_dot(dot, num_warps, kw)
+                    changed = True
+            if changed:
+                _retype_loop_args(f)
+                _sink_conversions(f)
+        return changed

@@ -1,0 +1,548 @@
+"""``software-pipeline``: overlap the global->shared copies of a matmul loop with its math.
+
+Preconditions: ttg IR after ``accelerate-matmul`` (dot operands are ``tt.load -> [tt.trans ->]
+ttg.local_alloc -> ttg.local_load``). Postconditions: every pipelinable ``scf.for`` copies its
+dot operands ``num_stages - 1`` iterations ahead with ``cp.async`` into a ring of
+``num_stages`` shared buffers per operand. Preserves: nothing. ``num_stages < 2`` disables it.
+
+This is codegen-facts §4's recommendation (modern Triton's pipeliner without the modulo
+scheduler). With ``S = num_stages``, for a loop ``for iv in [lb, ub) step st``::
+
+    ring_x = ttg.local_alloc : !ttg.memdesc<T[S, ...]>            (one per pipelined load x)
+    for j in 0 .. S-2:                                            (prologue)
+        copy iteration j's tile of x into slot j, masked by (iteration j exists)
+        ttg.async_commit_group
+    for iv ... (carrying also: the address values S-1 iterations ahead, ins = S-1, ext = 0):
+        ttg.async_wait {num = S-2}; gpu.barrier      (iteration i's copies have landed, and
+                                                      every thread is done reading slot i-1)
+        copy iteration i+S-1's tile into slot ins, masked by (iteration i+S-1 exists)
+        ttg.async_commit_group
+        ... the original body, reading x from slot ext (ttg.memdesc_subview) ...
+        ins, ext = (ins + 1) % S, (ext + 1) % S
+    ttg.async_wait {num = 0}                          (no copy is in flight after the loop)
+
+Which loops and loads (else the loop is left as it is: plain loads, ``local_alloc``, a barrier,
+``local_load``, which is correct for any input):
+
+* the load is in the loop body (not nested), its only user is a ``ttg.local_alloc`` (possibly
+  through one ``tt.trans``) whose users are ``ttg.local_load`` ops;
+* its address, mask and ``other`` are computed in the body (the *stage-0 slice*) by pure ops
+  from the induction variable, loop invariants and iteration arguments whose next values are
+  themselves computed that way (``pa += TK``); so they can be evaluated for iteration
+  ``i + S - 1`` by cloning the slice with the induction variable ``iv + (S-1) * st`` and
+  those iteration arguments carried ``S - 1`` iterations ahead (the original ones stay for any
+  other user; ``dce`` removes them when unused);
+* ``cp.async`` can do it: axis info (:class:`~tritonc.analysis.axis_info.AxisInfoAnalysis`)
+  proves runs of ``vec`` contiguous, ``vec * elem_bytes``-aligned elements with
+  ``vec * elem_bytes`` of 4, 8 or 16 bytes; the mask is constant on each such run
+  (``mask_kind = "uniform"``) or provably true on a prefix of each run (``"prefix"``: an
+  ``andi`` of run-constant terms and ``x < bound`` comparisons of a contiguous ``x`` with a
+  run-constant ``bound``, such as ``k < K`` on a ragged K); ``other`` is absent or zero (the
+  copy zero-fills masked elements). A prefix mask made of signed ``x < b`` / ``x <= b``
+  bounds (and run-constant terms) is passed as its *limit* ``b - x`` instead (``mask_kind =
+  "limit"``, an i32 tile, ``min`` over the bounds, 0 where a run-constant term is false), so
+  the lowering reads the byte count of each copy off its first element (two instructions)
+  instead of adding up the mask bits.
+
+The slice is cloned in the copy's own layout (Triton's coalesced layout: ``vec`` contiguous
+elements per thread along the most contiguous dimension, ``coalesce.blocked_layout``): its
+ops are rebuilt in that layout (slices of it for the 1-D ranges), loop invariants are converted
+once before the loop. The ring's layout is the swizzled layout of ``accelerate-matmul``
+(``swizzled_layout``) along the pointer's memory order, so ``ldmatrix`` reads it without bank
+conflicts; a ``tt.trans`` between load and allocation becomes a ``ttg.memdesc_trans`` view.
+
+The loop stays correct for any trip count: copies for iterations that do not exist are
+masked off (they read nothing and write zeros nobody reads), and the ring is waited for after
+the loop before its shared memory can be reused.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tritonc.analysis.axis_info import AxisInfoAnalysis
+from tritonc.ir.builder import Builder
+from tritonc.ir.clone import clone_op
+from tritonc.ir.core import Block, BlockArgument, Module, Operation, Region, Value
+from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.ops import get_opdef
+from tritonc.ir.types import I1, I32, MemDescType, PointerType, TileType, element_type
+from tritonc.passes import AnalysisManager, Pass, register_pass
+
+from .accelerate_matmul import swizzled_layout
+from .assign_layouts import trans_layout
+from .coalesce import WARP_SIZE, blocked_layout
+
+_SAME_LAYOUT_PREFIXES = ("arith.", "math.")
+_SAME_LAYOUT_OPS = {"tt.addptr", "tt.ptr_to_int", "tt.int_to_ptr", "tt.splat", "tt.make_range"}
+_PREFIX_PREDICATES = {"slt": "lhs", "ult": "lhs", "sle": "lhs", "ule": "lhs",
+                      "sgt": "rhs", "ugt": "rhs", "sge": "rhs", "uge": "rhs"}
+
+
+def _same_layout(name: str) -> bool:
+    return name.startswith(_SAME_LAYOUT_PREFIXES) or name in _SAME_LAYOUT_OPS
+
+
+def _is_zero_constant(v: Value) -> bool:
+    op = getattr(v, "op", None)
+    while op is not None and op.name == "ttg.convert_layout":
+        op = getattr(op.operands[0], "op", None)
+    return op is not None and op.name == "arith.constant" and not isinstance(op.attrs["value"], list) \
+        and float(op.attrs["value"]) == 0.0
+
+
+@dataclass
+class Candidate:
+    """One pipelined load."""
+
+    load: Operation
+    alloc: Operation
+    trans: Operation | None
+    order: tuple[int, ...]
+    vec: int
+    mask_kind: str | None
+    copy_layout: BlockedLayout
+    limit: tuple | None = None
+    ring_type: MemDescType = None  # type: ignore[assignment]
+    ring: Value | None = None
+
+
+@dataclass
+class LoopPlan:
+    loop: Operation
+    candidates: list[Candidate]
+    slice_ops: set[Operation]
+    s0_args: list[int]  # iteration-argument indices carried ahead
+    wants: dict[Value, Layout] = field(default_factory=dict)
+
+
+_LIMIT_PREDICATES = {"slt": ("lhs", 0), "sle": ("lhs", 1), "sgt": ("rhs", 0), "sge": ("rhs", 1)}
+
+
+def limit_form(mask: Value, d: int, vec: int, axis: AxisInfoAnalysis):
+    """``mask`` as a tree of run-constant terms (``("u", v)``), bounds ``x < b`` with ``x``
+    contiguous along ``d`` and ``b`` run-constant (``("bound", x, b, plus)``: valid where
+    ``b - x + plus > 0``), ``("and", l, r)`` and ``("bcast", t, op)``; None if it is not one."""
+    if axis.info(mask).constancy[d] % vec == 0:
+        return ("u", mask)
+    op = getattr(mask, "op", None)
+    if op is None:
+        return None
+    if op.name == "arith.andi":
+        lhs, rhs = (limit_form(v, d, vec, axis) for v in op.operands)
+        return None if lhs is None or rhs is None else ("and", lhs, rhs)
+    if op.name == "tt.broadcast":
+        src = op.operands[0]
+        if not isinstance(src.type, TileType) or src.type.rank != mask.type.rank:
+            return None
+        inner = limit_form(src, d, vec, axis)
+        return None if inner is None else ("bcast", inner, op)
+    if op.name == "ttg.convert_layout":
+        return limit_form(op.operands[0], d, vec, axis)
+    if op.name == "arith.cmpi" and op.attrs["predicate"] in _LIMIT_PREDICATES:
+        side, plus = _LIMIT_PREDICATES[op.attrs["predicate"]]
+        lhs, rhs = op.operands
+        x, bound = (lhs, rhs) if side == "lhs" else (rhs, lhs)
+        if not isinstance(x.type, TileType) or x.type.element != I32 or bound.type != x.type:
+            return None
+        xi, bi = axis.info(x), axis.info(bound)
+        if xi.contiguity[d] % vec == 0 and bi.constancy[d] % vec == 0:
+            return ("bound", x, bound, plus)
+    return None
+
+
+def prefix_mask(mask: Value, d: int, vec: int, axis: AxisInfoAnalysis) -> bool:
+    """Whether ``mask`` is, on every aligned run of ``vec`` elements along ``d``, true on a prefix."""
+    info = axis.info(mask)
+    if info.constancy[d] % vec == 0:
+        return True
+    op = getattr(mask, "op", None)
+    if op is None:
+        return False
+    if op.name == "arith.andi":
+        return all(prefix_mask(v, d, vec, axis) for v in op.operands)
+    if op.name in ("tt.broadcast", "ttg.convert_layout"):
+        src = op.operands[0]
+        return isinstance(src.type, TileType) and src.type.rank == mask.type.rank and prefix_mask(src, d, vec, axis)
+    if op.name == "arith.cmpi" and op.attrs["predicate"] in _PREFIX_PREDICATES:
+        lhs, rhs = op.operands
+        x, bound = (lhs, rhs) if _PREFIX_PREDICATES[op.attrs["predicate"]] == "lhs" else (rhs, lhs)
+        xi, bi = axis.info(x), axis.info(bound)
+        return xi.contiguity[d] % vec == 0 and bi.constancy[d] % vec == 0
+    return False
+
+
+class _Cloner:
+    """Clones the stage-0 slice for one iteration (``env``: induction variable and carried
+    values of that iteration), rebuilding tiles in wanted layouts."""
+
+    def __init__(self, plan: LoopPlan, env: dict[Value, Value], builder: Builder, hoist: Builder,
+                 hoisted: dict):
+        self.plan, self.env, self.b, self.hoist, self.hoisted = plan, env, builder, hoist, hoisted
+        self.memo: dict = {}
+
+    def convert(self, v: Value, layout: Layout | None, builder: Builder) -> Value:
+        if layout is None or not isinstance(v.type, TileType) or v.type.layout == layout:
+            return v
+        return builder.value("ttg.convert_layout", [v], v.type.with_layout(layout))
+
+    def get(self, v: Value, layout: Layout | None) -> Value:
+        if not isinstance(v.type, TileType):
+            layout = None
+        key = (v, layout)
+        if key in self.memo:
+            return self.memo[key]
+        if v in self.env:
+            out = self.convert(self.env[v], layout, self.b)
+        else:
+            op = getattr(v, "op", None)
+            if op is not None and op in self.plan.slice_ops:
+                out = self.clone(op, v, layout)
+            else:  # defined outside the loop: convert once, before the loop
+                hk = (v, layout)
+                if hk not in self.hoisted:
+                    self.hoisted[hk] = self.convert(v, layout, self.hoist)
+                out = self.hoisted[hk]
+        self.memo[key] = out
+        return out
+
+    def clone(self, op: Operation, v: Value, layout: Layout | None) -> Value:
+        name = op.name
+        res_type = v.type.with_layout(layout) if layout is not None else v.type
+        if name == "ttg.convert_layout":
+            return self.get(op.operands[0], layout if layout is not None else v.type.layout)
+        if layout is None:
+            operands = [self.get(x, x.type.layout if isinstance(x.type, TileType) else None) for x in op.operands]
+            return self.b.create(name, operands, [v.type], dict(op.attrs)).result
+        if name == "arith.constant":
+            return self.b.create(name, [], [res_type], dict(op.attrs)).result
+        wants: list[Layout | None] | None = None
+        if name == "tt.broadcast":
+            wants = [layout]
+        elif name == "tt.expand_dims" and isinstance(layout, BlockedLayout):
+            wants = [SliceLayout(op.attrs["axis"], layout)]
+        elif name == "tt.trans" and isinstance(layout, BlockedLayout):
+            inv = [0] * len(op.attrs["order"])
+            for i, o in enumerate(op.attrs["order"]):
+                inv[o] = i
+            wants = [trans_layout(layout, tuple(inv))]
+        elif _same_layout(name):
+            wants = [layout if isinstance(x.type, TileType) else None for x in op.operands]
+        if wants is None:  # no rule: clone as it was, convert the result
+            operands = [self.get(x, x.type.layout if isinstance(x.type, TileType) else None) for x in op.operands]
+            out = self.b.create(name, operands, [v.type], dict(op.attrs)).result
+            return self.convert(out, layout, self.b)
+        operands = [self.get(x, w) for x, w in zip(op.operands, wants)]
+        return self.b.create(name, operands, [res_type], dict(op.attrs)).result
+
+
+def _build_limit(b: Builder, cloner: "_Cloner", node, layout: Layout):
+    """The tile of :func:`limit_form` tree ``node`` in ``layout``: ``("u", i1 tile)`` or
+    ``("l", i32 tile)`` (an element is valid where it is positive)."""
+    kind = node[0]
+    if kind == "u":
+        return "u", cloner.get(node[1], layout)
+    if kind == "bound":
+        _, x, bound, plus = node
+        lim = b.value("arith.subi", [cloner.get(bound, layout), cloner.get(x, layout)], x.type.with_layout(layout))
+        if plus:
+            lim = b.value("arith.addi", [lim, b.constant(plus, lim.type)], lim.type)
+        return "l", lim
+    if kind == "bcast":
+        inner_kind, v = _build_limit(b, cloner, node[1], layout)
+        shape = node[2].result.type.shape
+        return inner_kind, b.value("tt.broadcast", [v], TileType(v.type.element, shape, layout))
+    lk, lv = _build_limit(b, cloner, node[1], layout)
+    rk, rv = _build_limit(b, cloner, node[2], layout)
+    if lk == rk == "u":
+        return "u", b.value("arith.andi", [lv, rv], lv.type)
+    if lk == rk == "l":
+        return "l", b.value("arith.minsi", [lv, rv], lv.type)
+    u, lim = (lv, rv) if lk == "u" else (rv, lv)
+    return "l", b.value("arith.select", [u, lim, b.constant(0, lim.type)], lim.type)
+
+
+def _operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
+    """The layouts :class:`_Cloner` asks of ``op``'s operands for a result in ``layout``."""
+    name = op.name
+    tiles = [isinstance(x.type, TileType) for x in op.operands]
+    if name in ("tt.broadcast", "ttg.convert_layout"):
+        return [layout]
+    if name == "tt.expand_dims" and isinstance(layout, BlockedLayout):
+        return [SliceLayout(op.attrs["axis"], layout)]
+    if name == "tt.trans" and isinstance(layout, BlockedLayout):
+        inv = [0] * len(op.attrs["order"])
+        for i, o in enumerate(op.attrs["order"]):
+            inv[o] = i
+        return [trans_layout(layout, tuple(inv))]
+    if _same_layout(name):
+        return [layout if t else None for t in tiles]
+    return [x.type.layout if t else None for x, t in zip(op.operands, tiles)]
+
+
+class SoftwarePipeliner:
+    def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis):
+        self.S, self.num_warps, self.axis = num_stages, num_warps, axis
+
+    # -- analysis ----------------------------------------------------------------------------
+    def candidate(self, load: Operation, body: Block) -> Candidate | None:
+        res = load.result
+        if not isinstance(res.type, TileType) or len(res.uses) != 1:
+            return None
+        user = res.uses[0][0]
+        trans = None
+        if user.name == "tt.trans" and user.parent is body and len(user.result.uses) == 1:
+            trans, user = user, user.result.uses[0][0]
+        if user.name != "ttg.local_alloc" or user.parent is not body:
+            return None
+        if not user.result.uses or any(u.name != "ttg.local_load" for u, _ in user.result.uses):
+            return None
+        ptr, mask, other = load.get("ptr"), load.get("mask"), load.get("other")
+        if other is not None and not _is_zero_constant(other):
+            return None
+        pointee = element_type(ptr.type).pointee
+        eb = pointee.bytes
+        if pointee.bits < 8:
+            return None
+        shape = tuple(ptr.type.shape)
+        order = tuple(self.axis.order(ptr))
+        numel = 1
+        for s in shape:
+            numel *= s
+        vec = min(self.axis.max_vector_elems(ptr, eb), max(1, 16 // eb), shape[order[0]],
+                  max(1, numel // (WARP_SIZE * self.num_warps)))
+        if vec * eb < 4:
+            return None
+        kind = None
+        if mask is not None:
+            d = order[0]
+            limit = None
+            if self.axis.info(mask).constancy[d] % vec == 0:
+                kind = "uniform"
+            elif (limit := limit_form(mask, d, vec, self.axis)) is not None:
+                kind = "limit"
+            elif prefix_mask(mask, d, vec, self.axis):
+                kind = "prefix"
+            else:
+                return None
+        spt = [1] * len(shape)
+        spt[order[0]] = vec
+        layout = blocked_layout(shape, order, tuple(spt), self.num_warps)
+        return Candidate(load, user, trans, order, vec, kind, layout, limit if mask is not None else None)
+
+    def plan(self, loop: Operation) -> LoopPlan | None:
+        body = loop.regions[0].block
+        cands = [c for c in (self.candidate(op, body) for op in body.ops if op.name == "tt.load") if c]
+        if not cands:
+            return None
+        args = body.args
+        arg_index = {a: i - 1 for i, a in enumerate(args) if i > 0}
+        yield_op = body.terminator
+        slice_ops: set[Operation] = set()
+        s0: set[int] = set()
+        ok = True
+
+        def visit(v: Value) -> None:
+            nonlocal ok
+            if isinstance(v, BlockArgument):
+                if v.block is body and v in arg_index and arg_index[v] not in s0:
+                    s0.add(arg_index[v])
+                    visit(yield_op.operands[arg_index[v]])
+                return
+            op = v.op
+            if op.parent is not body:
+                if body.parent_op().is_ancestor_of(op):
+                    ok = False  # defined in a nested region of the body
+                return
+            if op in slice_ops:
+                return
+            if op.regions or not get_opdef(op.name).pure:
+                ok = False
+                return
+            slice_ops.add(op)
+            for x in op.operands:
+                visit(x)
+
+        for c in cands:
+            for x in c.load.operands:
+                visit(x)
+        if not ok:
+            return None
+        plan = LoopPlan(loop, cands, slice_ops, sorted(s0))
+        # Layout wants, backward from the copies (program order reversed).
+        wants = plan.wants
+        for c in cands:
+            for x in c.load.operands:
+                if isinstance(x.type, TileType):
+                    wants.setdefault(x, c.copy_layout)
+        for op in reversed(body.ops):
+            if op not in slice_ops or len(op.results) != 1:
+                continue
+            w = wants.get(op.result)
+            if w is None or not isinstance(op.result.type, TileType):
+                continue
+            for x, ow in zip(op.operands, _operand_wants(op, w)):
+                if ow is not None and isinstance(x.type, TileType):
+                    wants.setdefault(x, ow)
+        return plan
+
+    # -- transformation ----------------------------------------------------------------------
+    def rewrite(self, plan: LoopPlan) -> None:
+        S = self.S
+        loop = plan.loop
+        body = loop.regions[0].block
+        lb, ub, step = loop.operands[:3]
+        inits = loop.operands[3:]
+        pred = loop.attrs.get("predicate", "slt")
+        iv = body.args[0]
+        old_args = body.args[1:]
+        yield_op = body.terminator
+        pre = Builder().before(loop)
+        hoisted: dict = {}
+
+        for c in plan.candidates:
+            src_t = c.load.result.type
+            shared = swizzled_layout(src_t.shape, c.order, src_t.element.bytes)
+            ring_layout = type(shared)(shared.vec, shared.per_phase, shared.max_phase,
+                                       tuple(d + 1 for d in shared.order) + (0,))
+            c.ring_type = MemDescType(src_t.element, (S,) + tuple(src_t.shape), ring_layout)
+            c.ring = pre.value("ttg.local_alloc", [], c.ring_type)
+        slot_type = {id(c): MemDescType(c.ring_type.element, c.ring_type.shape[1:],
+                                        type(c.ring_type.layout)(c.ring_type.layout.vec, c.ring_type.layout.per_phase,
+                                                                 c.ring_type.layout.max_phase,
+                                                                 tuple(d - 1 for d in c.ring_type.layout.order if d)))
+                     for c in plan.candidates}
+
+        def arg_layout(j: int) -> Layout | None:
+            a = old_args[j]
+            if not isinstance(a.type, TileType):
+                return None
+            return plan.wants.get(a, a.type.layout)
+
+        def issue(b: Builder, env: dict, slot: Value, iter_iv: Value) -> None:
+            cloner = _Cloner(plan, env, b, pre, hoisted)
+            valid = b.value("arith.cmpi", [iter_iv, ub], I1, {"predicate": pred})
+            for c in plan.candidates:
+                ptr, mask = c.load.get("ptr"), c.load.get("mask")
+                lay = c.copy_layout
+                p = cloner.get(ptr, lay)
+                shape = tuple(ptr.type.shape)
+                if c.mask_kind == "limit":
+                    m = _build_limit(b, cloner, c.limit, lay)[1]
+                    zero = b.constant(0, TileType(I32, shape, lay))
+                    m = b.value("arith.select", [valid, m, zero], m.type)
+                else:
+                    vtile = b.value("tt.splat", [valid], TileType(I1, shape, lay))
+                    m = vtile if mask is None else b.value("arith.andi", [cloner.get(mask, lay), vtile],
+                                                            TileType(I1, shape, lay))
+                dst = b.value("ttg.memdesc_subview", [c.ring, slot], slot_type[id(c)])
+                attrs = {"vec": c.vec, "mask_kind": c.mask_kind or "uniform"}
+                b.create("ttg.async_copy_global_to_local", [p, dst, m], [], attrs)
+            b.create("ttg.async_commit_group", [], [])
+            return cloner
+
+        def advance(cloner: _Cloner) -> list[Value]:
+            return [cloner.get(yield_op.operands[j], arg_layout(j)) for j in plan.s0_args]
+
+        # Prologue.
+        env: dict[Value, Value] = {}
+        ahead = [pre.value("ttg.convert_layout", [inits[j]], inits[j].type.with_layout(arg_layout(j)))
+                 if isinstance(inits[j].type, TileType) and inits[j].type.layout != arg_layout(j) else inits[j]
+                 for j in plan.s0_args]
+        for j in range(S - 1):
+            if j == 0:
+                iv_j = lb
+            else:
+                k = pre.constant(j, I32) if lb.type == I32 else pre.constant(j, lb.type)
+                iv_j = pre.value("arith.addi", [lb, pre.value("arith.muli", [step, k], lb.type)], lb.type)
+            env = {iv: iv_j}
+            env.update({old_args[jj]: a for jj, a in zip(plan.s0_args, ahead)})
+            slot = pre.constant(j, I32)
+            cloner = issue(pre, env, slot, iv_j)
+            ahead = advance(cloner)
+
+        # The new loop.
+        zero, ins0 = pre.constant(0, I32), pre.constant(S - 1, I32)
+        new_inits = list(inits) + ahead + [ins0, zero]
+        new_types = [v.type for v in inits] + [a.type for a in ahead] + [I32, I32]
+        new_loop = Operation("scf.for", [lb, ub, step] + new_inits, new_types, dict(loop.attrs), loc=loop.loc,
+                             result_names=[r.name for r in loop.results] + [None] * (len(ahead) + 2))
+        nb = Block([iv.type] + new_types, [iv.name] + [a.name for a in old_args] + [None] * (len(ahead) + 2))
+        new_loop.add_region(Region(nb))
+        loop.parent.insert_before(loop, new_loop)
+        n_old = len(old_args)
+        niv = nb.args[0]
+        n_args = nb.args[1:1 + n_old]
+        n_ahead = nb.args[1 + n_old:1 + n_old + len(ahead)]
+        ins, ext = nb.args[-2], nb.args[-1]
+
+        b = Builder().at_end(nb)
+        rings = [c.ring for c in plan.candidates]
+        b.create("ttg.async_wait", rings, [], {"num": S - 2})
+        b.create("gpu.barrier", [], [])
+        dist = b.value("arith.muli", [step, b.constant(S - 1, iv.type)], iv.type)
+        iv_n = b.value("arith.addi", [niv, dist], iv.type)
+        env = {iv: iv_n}
+        env.update({old_args[jj]: a for jj, a in zip(plan.s0_args, n_ahead)})
+        cloner = issue(b, env, ins, iv_n)
+        ahead_next = advance(cloner)
+
+        # The original body, reading the pipelined tiles from slot ext.
+        vmap: dict[Value, Value] = {iv: niv}
+        vmap.update(dict(zip(old_args, n_args)))
+        skip = {c.load for c in plan.candidates} | {c.alloc for c in plan.candidates} | \
+            {c.trans for c in plan.candidates if c.trans is not None}
+        for op in body.ops[:-1]:
+            if op in skip:
+                c = next((c for c in plan.candidates if c.alloc is op), None)
+                if c is not None:
+                    view = b.value("ttg.memdesc_subview", [c.ring, ext], slot_type[id(c)])
+                    if c.trans is not None:
+                        order = list(c.trans.attrs["order"])
+                        from tritonc.ir.ttg_ops import trans_shared_layout
+                        vt = MemDescType(view.type.element, tuple(view.type.shape[o] for o in order),
+                                         trans_shared_layout(view.type.layout, order))
+                        view = b.value("ttg.memdesc_trans", [view], vt, {"order": order})
+                    vmap[op.result] = view
+                continue
+            b.insert(clone_op(op, vmap))
+        one, s_const = b.constant(1, I32), b.constant(S, I32)
+
+        def rotate(x: Value) -> Value:
+            nxt = b.value("arith.addi", [x, one], I32)
+            wrap = b.value("arith.cmpi", [nxt, s_const], I1, {"predicate": "eq"})
+            return b.value("arith.select", [wrap, zero, nxt], I32)
+
+        yields = [vmap.get(v, v) for v in yield_op.operands] + ahead_next + [rotate(ins), rotate(ext)]
+        b.create("scf.yield", yields, [])
+
+        for old, new in zip(loop.results, new_loop.results):
+            old.replace_all_uses_with(new)
+        loop.erase()
+        Builder().after(new_loop).create("ttg.async_wait", rings, [], {"num": 0})
+
+
+@register_pass
+@dataclass
+class SoftwarePipeline(Pass):
+    """Copy dot operands ``num_stages - 1`` loop iterations ahead with cp.async into shared rings."""
+
+    name = "software-pipeline"
+    num_stages: int = 3
+    num_warps: int = 4
+
+    def run(self, module: Module, am: AnalysisManager) -> bool:
+        if self.num_stages < 2:
+            return False
+        num_warps = int(module.attrs.get("num_warps", self.num_warps))
+        axis = am.get(AxisInfoAnalysis)
+        pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis)
+        plans = []
+        for f in module.functions:
+            for op in f.walk():
+                if op.name == "scf.for":
+                    plan = pipeliner.plan(op)
+                    if plan is not None:
+                        plans.append(plan)
+        for plan in plans:
+            pipeliner.rewrite(plan)
+        return bool(plans)
