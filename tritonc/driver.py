@@ -58,7 +58,8 @@ class PassOptions:
     time_passes: bool = False
     stream: TextIO = field(default_factory=lambda: sys.stderr)
     #: ``--print-analysis``: analyses (``tritonc.analysis.PRINTABLE_ANALYSES`` names) whose facts
-    #: are printed on the optimised tt IR, one comment per op.
+    #: are printed, one comment per op: on the optimised tt IR, or on the ttg IR for the GPU-level
+    #: ones (``TTG_ANALYSES``: liveness, allocation).
     print_analysis: tuple[str, ...] = ()
 
 
@@ -221,12 +222,18 @@ class Compilation:
         # ``specialize`` goes first: the variants' assumptions must be in place for every pass.
         names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
         module = run_pipeline(clone_module(self._frontend), names, self.pass_options)
-        for name in self.pass_options.print_analysis:
-            from .analysis import print_with_analysis
-
-            self.pass_options.stream.write(f"// -----// Analysis {name} //----- //\n")
-            self.pass_options.stream.write(print_with_analysis(module, name) + "\n")
+        self._print_analyses(module, ttg=False)
         return module
+
+    def _print_analyses(self, module: Module, ttg: bool) -> None:
+        """``--print-analysis``: the requested analyses of this level (GPU-level ones,
+        ``analysis.TTG_ANALYSES``, on the ttg IR; the others on the optimised tt IR)."""
+        from .analysis import TTG_ANALYSES, print_with_analysis
+
+        for name in self.pass_options.print_analysis:
+            if (name in TTG_ANALYSES) == ttg:
+                self.pass_options.stream.write(f"// -----// Analysis {name} //----- //\n")
+                self.pass_options.stream.write(print_with_analysis(module, name) + "\n")
 
     @cached_property
     def launch_compilation(self) -> "Compilation":
@@ -252,9 +259,10 @@ class Compilation:
 
         module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
         module.attrs["num_warps"] = self.options.num_warps
-        return run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.options.num_warps,
-                            allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages,
-                            arch=self.options.arch)
+        run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.options.num_warps,
+                     allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages, arch=self.options.arch)
+        self._print_analyses(module, ttg=True)
+        return module
 
     @cached_property
     def lowered(self):

@@ -66,3 +66,19 @@ def test_random_intervals_never_overlap(seed):
         bufs.append(buf(rng.choice([4, 16, 100, 512, 4096]), start, start + rng.randrange(1, 8),
                         rng.choice([16, 16, 128])))
     check_no_overlap(first_fit(bufs))
+
+
+def test_print_analysis_allocation_on_the_ttg_ir():
+    import io
+
+    from tritonc.driver import Compilation, PassOptions
+    from tritonc.tools.examples import by_name
+    from tritonc.tools.golden import golden_options
+
+    stream = io.StringIO()
+    example = by_name("softmax")
+    comp = Compilation(example.path, golden_options(example), PassOptions(stream=stream, print_analysis=("allocation",)))
+    comp.ttgir
+    text = stream.getvalue()
+    assert text.startswith("// -----// Analysis allocation //----- //\n")
+    assert text.count("// smem offset=0 size=16") == 2  # the two cross-warp reductions
