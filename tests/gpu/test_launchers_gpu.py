@@ -152,6 +152,7 @@ def test_python_module_vector_add_torch(tmp_path, torch, assembler, shared_bytes
     # A side stream, raw addresses, and a grid tuple.
     z.fill_(0.0)
     stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())  # the fill runs on the default stream
     with torch.cuda.stream(stream):
         module.vector_add(x.data_ptr(), y.data_ptr(), z.data_ptr(), n, grid=((n + 127) // 128, 1, 1),
                           stream=stream)
