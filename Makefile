@@ -39,7 +39,7 @@ gpu-check:
 	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.tools.gpu_check $(GPU_CHECK_ARGS)
 
 # For a GPU machine: the memory-bound kernels against torch and OpenAI Triton, one table
-# (tritonc/tools/bench.py; BENCH_ARGS e.g. --div-full). Wheels as for gpu-check.
+# (tritonc/tools/bench.py; BENCH_ARGS e.g. --experiments). Wheels as for gpu-check.
 bench:
 	@if [ -d .whl ]; then $(GPU_PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(GPU_SITE) .whl/*.whl; fi
 	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.tools.bench $(BENCH_ARGS)

@@ -14,8 +14,9 @@ Triton's time over tritonc's (at least 0.95 is the goal), ``vs copy`` tritonc's 
 copy's. Rows are made by the factories in :data:`ROWS`; add a factory to add a row (the
 tensor-core rows go there too: a row with ``flops`` reports TFLOP/s).
 
-``--div-full`` rows time the softmax kernels again with f32 division as ``div.full.f32``
-(``codegen/llvm/elementwise.F32_DIVISION``) to show what IEEE ``div.rn`` costs.
+``--experiments`` adds rows that time a kernel again with a code-generation choice switched
+(``Row.patches``: module attributes set while compiling): softmax with IEEE ``div.rn.f32``
+for ``/`` (``codegen/llvm/elementwise.F32_DIVISION``), to show what it costs.
 
 Needs torch, triton and a GPU; exit status 1 if a check failed.
 """
@@ -56,7 +57,8 @@ class Row:
     tol: float = 1e-5
     flops: int = 0
     tune: dict = field(default_factory=dict)
-    div_full: bool = False
+    #: ``(module, attribute, value)`` set while tritonc compiles this row (experiments).
+    patches: tuple = ()
 
 
 def _triton_ref():
@@ -107,7 +109,8 @@ def softmax_warps(block: int) -> int:
     return 16 if block >= 4096 else 8 if block >= 2048 else 4
 
 
-def softmax_row(torch, m: int, n: int, div_full: bool = False) -> Row:
+def softmax_row(torch, m: int, n: int, div_rn: bool = False) -> Row:
+    patches = (("tritonc.codegen.llvm.elementwise", "F32_DIVISION", "rn"),) if div_rn else ()
     warps = softmax_warps(n)
 
     def make():
@@ -124,9 +127,9 @@ def softmax_row(torch, m: int, n: int, div_full: bool = False) -> Row:
             _triton_ref().softmax(y, x, n, num_warps=warps)
         return [y]
 
-    name = "softmax" + (" div.full" if div_full else "")
+    name = "softmax" + (" div.rn" if div_rn else "")
     return Row(name, f"{m}x{n} fp32", make, run, lambda a: [torch.softmax(a["x"].double(), 1)],
-               2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, div_full=div_full)
+               2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, patches=patches)
 
 
 def layernorm_row(torch) -> Row:
@@ -218,26 +221,38 @@ ROWS: list[Callable] = [
     row_sum_row,
 ]
 
-#: Extra rows for ``--div-full``.
-DIV_FULL_ROWS: list[Callable] = [
-    lambda torch: softmax_row(torch, 4096, 1024, div_full=True),
-    lambda torch: softmax_row(torch, 4096, 16384, div_full=True),
+#: Extra rows for ``--experiments``.
+EXPERIMENT_ROWS: list[Callable] = [
+    lambda torch: softmax_row(torch, 4096, 4096, div_rn=True),
+    lambda torch: softmax_row(torch, 4096, 16384, div_rn=True),
 ]
 
 
 # ---- machinery --------------------------------------------------------------------------
 
+def _set(patches) -> list:
+    """Apply ``(module, attribute, value)`` patches; returns the ones that undo them."""
+    import importlib
+
+    undo = []
+    for module_name, attr, value in patches:
+        module = importlib.import_module(module_name)
+        undo.append((module_name, attr, getattr(module, attr)))
+        setattr(module, attr, value)
+        for fn in vars(module).values():  # compile-time caches that read the attribute
+            if hasattr(fn, "cache_clear"):
+                fn.cache_clear()
+    return undo
+
+
 def compile_row(row: Row, arch: str):
     """Compile and import ``row``'s tritonc kernel (``gpu_check.load_launcher``)."""
-    from tritonc.codegen.llvm import elementwise
-
-    saved = elementwise.F32_DIVISION
-    elementwise.F32_DIVISION = "full" if row.div_full else saved
+    undo = _set(row.patches)
     try:
         outdir = Path(tempfile.mkdtemp(prefix="tritonc-bench-"))
         mod, comp, seconds = load_launcher(row, arch, outdir)
     finally:
-        elementwise.F32_DIVISION = saved
+        _set(undo)
     return mod, comp, seconds
 
 
@@ -290,7 +305,8 @@ def _rate(row: Row, ms: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="row names to run (the copy row always runs)")
-    parser.add_argument("--div-full", action="store_true", help="also time softmax with div.full.f32")
+    parser.add_argument("--experiments", action="store_true",
+                        help="also time rows with code-generation choices switched (IEEE division)")
     args = parser.parse_args(argv)
     import torch
 
@@ -304,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     print(f"bench: {torch.cuda.get_device_name()} ({arch}), torch {torch.__version__}, triton {triton.__version__}, "
           f"{time.strftime('%Y-%m-%d')}", flush=True)
-    factories = ROWS + (DIV_FULL_ROWS if args.div_full else [])
+    factories = ROWS + (EXPERIMENT_ROWS if args.experiments else [])
     lines, failed, copy_gbs = [], 0, None
     for factory in factories:
         row = factory(torch)

@@ -11,9 +11,16 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
   ``divui``/``remui`` unsigned; ``shrsi`` is arithmetic, ``shrui`` logical; ``max``/``min``
   through ``llvm.smax``/``umax``/``smin``/``umin``. Division by zero and shifts by the width
   or more are undefined, as in C.
-* ``divf`` is IEEE ``fdiv`` (``div.rn``), not an approximation (the spec says nothing about the
-  accuracy of ``/``; OpenAI Triton uses ``div.full.f32``, 2 ulp, for f32; :data:`F32_DIVISION`
-  selects that for measurements); ``remf`` is LLVM's ``frem``,
+* ``divf``: f64 (and f16/bf16, through f32) is IEEE ``fdiv`` (``div.rn``). f32 is *not*
+  IEEE (the spec says nothing about the accuracy of ``/``; OpenAI Triton does the same):
+  ``div.full.f32`` (at most 2 ulp over the whole range, PTX ISA 9.7.3.8), and when the
+  divisor is one value for the whole tile (a splat: softmax's ``e / e[+]``) its reciprocal
+  once (IEEE ``div.rn``) and one multiply per element (at most 1.5 ulp) as long as the
+  reciprocal is a normal number (``2^-126 <= |d| <= 2^126``, a uniform branch; otherwise
+  ``div.full``). IEEE ``div.rn.f32`` costs about 20 instructions per element with a slow-path
+  call: it made softmax 10% slower at 4096x4096 and 19% at 4096x16384 on an H200
+  (``benchmarks/RESULTS.md``, 2026-11-21). :data:`F32_DIVISION` = ``"rn"`` brings it back
+  (for measurements). ``remf`` is LLVM's ``frem``,
   which NVPTX expands to ``x - trunc(x / y) * y`` (not exact for large quotients);
   ``maxnumf``/``minnumf`` are ``llvm.maxnum``/``minnum`` (``max.f32``: a NaN operand is
   ignored).
@@ -87,22 +94,50 @@ def _int_minmax(lw, op) -> None:
     map_regs(lw, op, lambda a, b: intrinsic_call(lw, base, [a, b]))
 
 
-#: How ``arith.divf`` on f32 is lowered: ``"rn"``, IEEE ``div.rn.f32`` (LLVM's ``fdiv``; the
-#: default), or ``"full"``, ``div.full.f32`` (2 ulp, OpenAI Triton's choice for ``/``). Not a
-#: compile option: ``tritonc.tools.bench`` flips it to measure what IEEE division costs.
-F32_DIVISION = "rn"
+#: How ``arith.divf`` on f32 is lowered: ``"full"`` (the default; see the module docstring) or
+#: ``"rn"``, IEEE ``div.rn.f32`` (LLVM's ``fdiv``). Not a compile option:
+#: ``tritonc.tools.bench --experiments`` flips it to measure what IEEE division costs.
+F32_DIVISION = "full"
 
 
 def _float_binary(lw, op) -> None:
     method = _FLOAT_BINARY[op.name]
-    if method == "fdiv" and F32_DIVISION == "full":
-        def div(a, b):
-            if a.type == F32:
-                return lw.call("llvm.nvvm.div.full", F32, [a, b])
-            return lw.b.fdiv(a, b)
-        map_regs(lw, op, div)
+    if method == "fdiv" and F32_DIVISION == "full" and llvm_type(element_type(op.result.type)) == F32:
+        n = num_regs(lw, op)
+        xs, ds = lw.regs(op.operands[0], n), lw.regs(op.operands[1], n)
+        if n > 1 and all(d is ds[0] for d in ds):
+            define(lw, op.result, _divide_by_uniform(lw, xs, ds[0]))
+        else:
+            define(lw, op.result, [lw.call("llvm.nvvm.div.full", F32, [x, d]) for x, d in zip(xs, ds)])
         return
     map_regs(lw, op, lambda a, b: getattr(lw.b, method)(a, b))
+
+
+def _divide_by_uniform(lw, xs: list, d: ir.Value) -> list:
+    """``x / d`` for every ``x`` of ``xs`` (f32): ``x * (1 / d)`` with the reciprocal rounded
+    once (IEEE), or ``div.full`` where that reciprocal is not a normal number."""
+    b = lw.b
+    mag = intrinsic_call(lw, "fabs", [d])
+    normal = b.and_(b.fcmp_ordered(">=", mag, ir.Constant(F32, 2.0 ** -126)),
+                    b.fcmp_ordered("<=", mag, ir.Constant(F32, 2.0 ** 126)))
+    rcp = b.fdiv(ir.Constant(F32, 1.0), d)
+    fast, slow = b.append_basic_block("div_rcp"), b.append_basic_block("div_full")
+    merge = b.append_basic_block("div_done")
+    b.cbranch(normal, fast, slow)
+    b.position_at_end(fast)
+    quick = [b.fmul(x, rcp) for x in xs]
+    b.branch(merge)
+    b.position_at_end(slow)
+    full = [lw.call("llvm.nvvm.div.full", F32, [x, d]) for x in xs]
+    b.branch(merge)
+    b.position_at_end(merge)
+    out = []
+    for q, f in zip(quick, full):
+        phi = b.phi(F32)
+        phi.add_incoming(q, fast)
+        phi.add_incoming(f, slow)
+        out.append(phi)
+    return out
 
 
 def _float_minmax(lw, op) -> None:

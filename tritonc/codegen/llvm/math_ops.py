@@ -6,10 +6,10 @@ f32 (the spec allows fast approximations for ``exp``/``log``; PTX ISA 9.7.3.19-2
 
 * ``exp2(x)``: ``ex2.approx.f32`` (2 ulp over the whole range, the accuracy CUDA documents
   for ``exp2f``, which is this instruction; inf, 0, NaN and subnormals handled by it).
-* ``exp(x)``: ``ex2.approx`` of ``t = RD(x * log2(e))`` times ``2^e`` for the rounding error
-  ``e`` of that product (computed with ``fma`` and the low part of ``log2(e)``), as
-  ``fma(r, e * ln 2, r)``: about 2.5 ulp, so the error does not grow with ``|x|`` as it does
-  for a plain ``ex2.approx(x * log2e)`` (Triton's), in 9 instructions (see :func:`exp_f32`).
+* ``exp(x)``: ``ex2.approx`` of ``t = RD(x * log2(e))`` times ``e^d`` for the remainder
+  ``d = x - t ln 2`` (two ``fma``, ln 2 in two parts), as ``fma(r, d, r)``: about 2.5 ulp, so
+  the error does not grow with ``|x|`` as it does for a plain ``ex2.approx(x * log2e)``
+  (Triton's), in 5 instructions besides ``ex2`` (see :func:`exp_f32`).
 * ``log(x)``/``log2(x)``: *not* ``lg2.approx.f32`` (its error is absolute, about 2^-22, so
   the relative error is unbounded near ``x = 1``, where the spec asks for 2^-21 relative;
   seen on an H200: ``log2(1 + 1e-6)`` off by 8%). Instead the f64 algorithm below in f32:
@@ -110,25 +110,29 @@ def exp2_f32(lw, x):
 
 
 def exp_f32(lw, x):
-    """``exp(x) = 2^t * 2^e`` with ``t = RD(x * L)`` (``L`` = log2(e) rounded to f32) and
-    ``e = x * log2(e) - t`` (exact part by ``fma``, plus ``x`` times the low part of log2(e)):
-    ``r = ex2.approx(t)`` (2 ulp), then ``r * 2^e = fma(r, e * ln 2, r)`` (|e| < 2^-16, so the
-    linear term leaves an error under 2^-33). About 2.5 ulp (under the spec's 2^-21) in 9
-    instructions. ``t`` is rounded *down* so that ``e >= 0`` wherever ``r`` overflows to inf
-    (``fma(inf, e, inf)`` is NaN for ``e < 0``); ``e`` is computed on ``x`` clamped to
-    ``[-128, 128]`` (where ``exp`` is 0 or inf anyway) so that inf inputs give a finite ``e``,
-    while ``r`` comes from ``x`` itself (inf, 0 and NaN come out of ``ex2`` right)."""
+    """``exp(x) = 2^t * e^d`` with ``t = RD(x * L)`` (``L`` = log2(e) rounded to f32) and
+    ``d = x - t * ln 2`` (two ``fma`` with ln 2 in two parts, so ``d`` is exact to ~2^-40):
+    ``r = ex2.approx(t)`` (2 ulp), then ``r * e^d = fma(r, d, r)`` (|d| < 2^-16, so the
+    linear term leaves an error under 2^-33): about 2.5 ulp (under the spec's 2^-21) in 5
+    instructions besides ``ex2``, against ``ex2.approx(x * log2 e)`` (Triton's), whose error
+    grows with ``|x|`` (the rounding of ``x * log2 e`` is ulp(t) in the exponent).
+
+    ``t`` is rounded *down* so that ``d > 0`` wherever ``r`` overflows to inf (``fma(inf, d, inf)``
+    is NaN for ``d < 0``); ``d`` is NaN only for ``x = +-inf`` (or beyond +-2^127 * ln 2), where
+    ``r`` is already exact: ``min(d, 2^-15)`` turns that NaN into a small number (``fma`` then
+    gives ``r``: 0 or inf) and leaves every other ``d`` alone. NaN ``x`` gives NaN through ``r``.
+    """
     b = lw.b
-    hi = _f32(LOG2E)
-    lo = _f32((LOG2E - hi) * LN2)
-    L = ir.Constant(F32, hi)
-    t = lw.call("llvm.nvvm.mul.rm.f", F32, [x, L])
+    t = lw.call("llvm.nvvm.mul.rm.f", F32, [x, ir.Constant(F32, _f32(LOG2E))])
+    ln2_hi = _f32(LN2)
+    ln2_lo = _f32(LN2 - ln2_hi)
+    neg_t = b.fneg(t)
+    d = _fma(lw, neg_t, ir.Constant(F32, ln2_hi), x)
+    d = _fma(lw, neg_t, ir.Constant(F32, ln2_lo), d)
+    d = intrinsic_call(lw, "minnum", [d, ir.Constant(F32, 2.0 ** -15)])
+    # ex2 last: t is dead after it, so ptxas can scale it in place for subnormal results.
     r = lw.call("llvm.nvvm.ex2.approx.f", F32, [t])
-    xc = _clamp(lw, x, F32, -128.0, 128.0)
-    tc = lw.call("llvm.nvvm.mul.rm.f", F32, [xc, L])
-    e = _fma(lw, xc, L, b.fneg(tc))
-    e = _fma(lw, e, ir.Constant(F32, _f32(LN2)), b.fmul(xc, ir.Constant(F32, lo)))
-    return _fma(lw, r, e, r)
+    return _fma(lw, r, d, r)
 
 
 _LN2_HI = 6.93147180369123816490e-01

@@ -11,9 +11,15 @@ is in ``SliceLayout(axis, L)`` (a uniform scalar for a rank-1 source). Three sta
    symmetric). 64-bit values shuffle as two 32-bit halves, narrower ones widened to 32 bits;
 3. **across warps**, only when several warps hold distinct data along ``d``: lane 0 along ``d``
    of each such warp stores its partial to the op's scratch at ``[result element][warp]``,
-   ``bar.sync``, every thread reads and combines the ``warps`` partials of its result
-   registers in warp order. Scratch (:func:`scratch_bytes`): ``result numel * warps *
-   bytes``; the barrier before the next writer of those bytes is ``insert-barriers``' job.
+   ``bar.sync``, then every thread combines the ``warps`` partials of each of its result
+   registers: with up to 4 warps it reads them all (one vector load) and combines them in
+   warp order; from 8 warps on, lane ``l`` reads partial ``l % warps`` and a butterfly over
+   ``log2(warps)`` lane bits combines them (one load and ``2 log2(warps)`` instructions
+   instead of ``warps / 4`` loads and ``warps - 1`` combines: 9 instead of 19 for softmax's 16
+   warps), the same tree in every lane and warp, so the result is bitwise uniform. One
+   barrier per reduction, where Triton's lowering stores the combined value once more and
+   waits at a second one. Scratch (:func:`scratch_bytes`): ``result numel * warps * bytes``;
+   the barrier before the next writer of those bytes is ``insert-barriers``' job.
 
 Replicated (wrapped) layouts: along ``d`` only the first ``S`` unwrapped positions hold
 distinct data, so stage 1 keeps registers with offset ``< S``, stage 2 shuffles over the
@@ -29,6 +35,9 @@ from tritonc.ir.types import TileType
 from .elementwise import intrinsic_call
 from .layout_math import canonical_ir, distribution, lane_stride, linear_ids_ir, warp_stride
 from .lowering import F32, I32, I64, const, lowers, scratch, smem_elem_bytes
+
+#: From this many warps on, the partials of stage 3 are combined by a butterfly over lanes.
+SHUFFLE_COMBINE_WARPS = 8
 
 _COMBINE = {"addi": "add", "addf": "fadd", "muli": "mul", "mulf": "fmul", "andi": "and_", "ori": "or_",
             "xori": "xor"}
@@ -155,12 +164,23 @@ def _reduce(lw, op) -> None:
                 lw.smem_store(val, elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
         lw.barrier()
         out = []
-        for li in lin:
-            acc = None
-            for w in range(warps):
-                slot = b.add(b.mul(li, const(I32, warps)), const(I32, w))
-                v = lw.smem_load(elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
-                acc = v if acc is None else combine(acc, v)
-            out.append(acc)
+        if warps >= SHUFFLE_COMBINE_WARPS:
+            mine = b.and_(lw.lane(), const(I32, warps - 1))
+            for li in lin:
+                slot = b.add(b.mul(li, const(I32, warps)), mine)
+                acc = lw.smem_load(elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
+                k = 1
+                while k < warps:
+                    acc = combine(acc, shuffle_xor(lw, acc, k))
+                    k *= 2
+                out.append(acc)
+        else:
+            for li in lin:
+                acc = None
+                for w in range(warps):
+                    slot = b.add(b.mul(li, const(I32, warps)), const(I32, w))
+                    v = lw.smem_load(elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
+                    acc = v if acc is None else combine(acc, v)
+                out.append(acc)
         partials = out
     lw.set(res, partials if rd is not None else partials[0])
