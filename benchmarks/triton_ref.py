@@ -136,5 +136,43 @@ def matmul(c, a, b, tm=64, tn=64, tk=32, num_warps=4, num_stages=3):
                   num_warps=num_warps, num_stages=num_stages)
 
 
+@triton.jit
+def _matmul_strided(A, B, C, M, N, K, sam, sak, sbk, sbn, scm, scn, TM: tl.constexpr, TN: tl.constexpr,
+                    TK: tl.constexpr, GROUP_M: tl.constexpr):
+    # tutorial 03's kernel: any strides (row- or column-major operands), grouped program order
+    pid = tl.program_id(0)
+    grid_m = tl.cdiv(M, TM)
+    grid_n = tl.cdiv(N, TN)
+    width = GROUP_M * grid_n
+    group = pid // width
+    group_size = min(grid_m - group * GROUP_M, GROUP_M)
+    pid_m = group * GROUP_M + (pid % width) % group_size
+    pid_n = (pid % width) // group_size
+    rm = pid_m * TM + tl.arange(0, TM)
+    rn = pid_n * TN + tl.arange(0, TN)
+    rk = tl.arange(0, TK)
+    pa = A + rm[:, None] * sam + rk[None, :] * sak
+    pb = B + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros([TM, TN], tl.float32)
+    for k in range(0, tl.cdiv(K, TK)):
+        a = tl.load(pa, mask=(rm[:, None] < M) & (rk[None, :] < K - k * TK), other=0.)
+        b = tl.load(pb, mask=(rk[:, None] < K - k * TK) & (rn[None, :] < N), other=0.)
+        acc += tl.dot(a, b)
+        pa += TK * sak
+        pb += TK * sbk
+    c = acc.to(C.dtype.element_ty)
+    tl.store(C + rm[:, None] * scm + rn[None, :] * scn, c, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def matmul_strided(c, a, b, tm=128, tn=256, tk=64, num_warps=8, num_stages=4, group_m=8):
+    """``c = a @ b`` for 2-D tensors of any strides (transposed views included), fp16 or bf16."""
+    M, K = a.shape
+    N = b.shape[1]
+    grid = (triton.cdiv(M, tm) * triton.cdiv(N, tn),)
+    _matmul_strided[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                          c.stride(1), TM=tm, TN=tn, TK=tk, GROUP_M=group_m, num_warps=num_warps,
+                          num_stages=num_stages)
+
+
 def torch_available() -> bool:
     return torch.cuda.is_available()

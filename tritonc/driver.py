@@ -44,10 +44,15 @@ from .options import CompileOptions
 TT_PIPELINE = ("inline", "canonicalize", "cse", "licm", "canonicalize", "cse", "dce")
 
 #: GPU passes: from tt IR to ttg IR with a layout on every tile, then the shared-memory plan.
-#: ``allocate-shared`` runs once layouts are final (scratch sizes follow from them) and nothing
-#: after it may change ops; ``insert-barriers`` comes last because it reads the offsets.
-TTG_PIPELINE = ("assign-layouts", "remove-layout-conversions", "canonicalize", "cse", "dce",
-                "allocate-shared", "insert-barriers")
+#: ``accelerate-matmul`` moves eligible dots to tensor cores right after the layouts are
+#: assigned (so the accumulator's conversions can be cleaned up with the rest);
+#: ``software-pipeline`` (``num_stages``) turns their operand loads into cp.async rings once the
+#: IR is clean, and the clean-up runs again for what it leaves behind (the dead address
+#: recurrences of the loads it replaced). ``allocate-shared`` runs once layouts are final
+#: (scratch sizes follow from them) and nothing after it may change ops; ``insert-barriers``
+#: comes last because it reads the offsets.
+TTG_PIPELINE = ("assign-layouts", "accelerate-matmul", "remove-layout-conversions", "canonicalize", "cse", "dce",
+                "software-pipeline", "canonicalize", "cse", "dce", "allocate-shared", "insert-barriers")
 
 
 @dataclass

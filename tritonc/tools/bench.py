@@ -59,6 +59,9 @@ class Row:
     tune: dict = field(default_factory=dict)
     #: ``(module, attribute, value)`` set while tritonc compiles this row (experiments).
     patches: tuple = ()
+    #: ``compile(arch) -> (module, compilation, seconds)`` for a kernel that is not an example
+    #: (the tensor-core matmul rows of ``bench_matmul``); None: ``gpu_check.load_launcher``.
+    compile: Callable | None = None
 
 
 def _triton_ref():
@@ -221,6 +224,13 @@ ROWS: list[Callable] = [
     row_sum_row,
 ]
 
+def _matmul_rows() -> list[Callable]:
+    from tritonc.tools.bench_matmul import bench_row_factories
+    return bench_row_factories(Row)
+
+
+ROWS += _matmul_rows()
+
 #: Extra rows for ``--experiments``.
 EXPERIMENT_ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 4096, div_rn=True),
@@ -247,6 +257,8 @@ def _set(patches) -> list:
 
 def compile_row(row: Row, arch: str):
     """Compile and import ``row``'s tritonc kernel (``gpu_check.load_launcher``)."""
+    if row.compile is not None:
+        return row.compile(arch)
     undo = _set(row.patches)
     try:
         outdir = Path(tempfile.mkdtemp(prefix="tritonc-bench-"))
