@@ -184,17 +184,17 @@ def load_module(path: Path):
     return module
 
 
-@pytest.fixture
-def no_cuda(monkeypatch):
+def block_cuda(monkeypatch) -> None:
     """Make every ``import cuda...`` fail: reaching one means the argument checks are over."""
     for name in [m for m in sys.modules if m == "cuda" or m.startswith("cuda.")] + ["cuda"]:
         monkeypatch.setitem(sys.modules, name, None)
 
 
 @pytest.mark.parametrize("name, arch", PAIRS, ids=[f"{n}-{a}" for n, a in PAIRS])
-def test_python_module_checks_arguments_before_cuda(built, no_cuda, name, arch):
-    b = built(name, arch)
+def test_python_module_checks_arguments_before_cuda(built, monkeypatch, name, arch):
+    b = built(name, arch)  # built first: assembling the cubin needs nvJitLink from cuda.bindings
     b.check()
+    block_cuda(monkeypatch)
     module = load_module(b.path(".py"))
     assert module.metadata, "no kernels in the module"
     for kernel, meta in module.metadata.items():
