@@ -12,8 +12,12 @@ and exits with status 1. Warnings (for example ``-Wdouble-promotion``) are colle
 """
 from __future__ import annotations
 
+import sys
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 
 @dataclass(frozen=True, order=True)
@@ -97,12 +101,69 @@ class SourceManager:
         if diag.loc is not None:
             text = self.line(diag.loc.file, diag.loc.line)
             if text is not None:
-                text = text.expandtabs(1)
+                text = printable(text.expandtabs(1))
                 out.append("    " + text)
                 out.append("    " + " " * max(diag.loc.col - 1, 0) + "^")
         for note in diag.notes:
             out.append(self.render(note))
         return "\n".join(out)
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character (NUL, ESC, DEL, ...) shown as its one-column Unicode
+    control picture (``\\0`` -> ``\u2400``), so a quoted source line cannot garble the terminal
+    and the caret below it stays in its column."""
+    if text.isprintable():
+        return text
+    return "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 else "\u2421" if c == "\x7f" else c for c in text)
+
+
+def spell_char(c: str) -> str:
+    """A character as a message quotes it: itself if printable, else a C escape (``\\0``,
+    ``\\x1b``, ``\\u200b``)."""
+    if c.isprintable():
+        return c
+    if c == "\0":
+        return "\\0"
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+
+
+#: The recursion limit while :func:`recursion_headroom` is active. The frontend and the passes
+#: recurse over nested statements, regions and expressions (a few Python frames per level); the
+#: nesting limits of the parser (:data:`tritonc.frontend.parser.MAX_STATEMENT_NESTING`,
+#: :data:`~tritonc.frontend.parser.MAX_EXPRESSION_NESTING`) and the preprocessor
+#: (:data:`tritonc.frontend.preprocess.MAX_INCLUDE_DEPTH`) keep every accepted program well
+#: inside it. It is bounded so that the C stack (8 MiB for the main thread) cannot overflow.
+RECURSION_LIMIT = 12000
+
+_headroom_lock = threading.Lock()
+_headroom_users = 0
+_headroom_saved: int | None = None
+
+
+@contextmanager
+def recursion_headroom(limit: int = RECURSION_LIMIT) -> Iterator[None]:
+    """Raise Python's recursion limit to at least ``limit`` while the block runs.
+
+    Nesting and concurrent use from several threads are safe: the limit is raised by the first
+    user and put back by the last one (Python's limit is one per interpreter). It is never
+    lowered below what it was.
+    """
+    global _headroom_users, _headroom_saved
+    with _headroom_lock:
+        if _headroom_users == 0:
+            _headroom_saved = sys.getrecursionlimit()
+        _headroom_users += 1
+        if sys.getrecursionlimit() < limit:
+            sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        with _headroom_lock:
+            _headroom_users -= 1
+            if _headroom_users == 0 and _headroom_saved is not None:
+                sys.setrecursionlimit(_headroom_saved)
+                _headroom_saved = None
 
 
 class DiagnosticSink:

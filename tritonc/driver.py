@@ -33,7 +33,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TextIO
 
-from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
+from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, recursion_headroom
 from .ir.core import Module
 from .ir.printer import print_module
 from .options import CompileOptions
@@ -262,6 +262,7 @@ class Compilation:
     def ttgir(self) -> Module:
         from .ir.parser import parse_module
 
+        self._require_kernel()
         module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
         module.attrs["num_warps"] = self.options.num_warps
         run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.options.num_warps,
@@ -319,8 +320,18 @@ class Compilation:
 
         return generate_python_module(self.kernels)
 
+    def _require_kernel(self) -> None:
+        """Every output after ``ttir`` is for launching kernels: a file without one is an error
+        (its tt IR, device functions only, can still be printed)."""
+        if not any(f.kind == "kernel" for f in self.ttir.functions):
+            raise CompileError("no kernel in this file", SourceLoc(self.path, 1, 1))
+
     def emit(self, kind: str) -> str | bytes:
         """The output of kind ``kind`` (a key of :data:`~tritonc.options.EMIT_SUFFIXES`)."""
+        with recursion_headroom():  # lowering recurses into nested regions, like the passes
+            return self._emit(kind)
+
+    def _emit(self, kind: str) -> str | bytes:
         if kind == "ttir":
             return print_module(self.ttir)
         if kind == "ttgir":

@@ -314,9 +314,46 @@ CASES = [
             #include "nothere.h"
             void k(float *p) {}
         """),
-        "bad.tri:1:10: error: 'nothere.h' file not found"),
-        pytest.mark.xfail(strict=True, reason="preprocess (frontend owner): the error points at the "
-                          "directive name (1:2), not at the file name (1:10) as clang/gcc do")),
+        "bad.tri:1:10: error: 'nothere.h' file not found")),
+    case("missing-include-from-macro", Bad(
+        "an #include whose file name comes from a macro: the caret is on the macro's use",
+        src("""
+            #define HEADER "nothere.h"
+            #include HEADER
+            void k(float *p) {}
+        """),
+        "bad.tri:2:10: error: 'nothere.h' file not found")),
+    case("malformed-include", Bad(
+        "an #include of neither \"FILE\" nor <FILE>: the caret is on what follows #include",
+        src("""
+            #include nothere
+            void k(float *p) {}
+        """),
+        "bad.tri:1:10: error: malformed #include: expected \"FILE\" or <FILE>, got 'nothere'")),
+    case("include-nested-too-deeply", Bad(
+        "a file that includes itself stops at gcc's depth limit, at the #include's file name",
+        src("""
+            // includes itself
+            #include "bad.tri"
+            void k(float *p) {}
+        """),
+        "bad.tri:2:10: error: #include nested too deeply (more than 200 levels)")),
+    case("unterminated-comment-in-header", Bad(
+        "a /* never closed in an #included header points into the header",
+        src("""
+            #include "helpers.h"
+            void k(float *p) {}
+        """),
+        "helpers.h:2:3: error: unterminated /* comment",
+        files={"helpers.h": "__device__ float one() { return 1.0f; }\n  /* the end\n"})),
+    case("undefined-function-macro-in-if", Bad(
+        "'#if F(1)' with F not a function-like macro is an error (gcc and clang reject it)",
+        src("""
+            #if 1 && HAS_FEATURE(tiles)
+            #endif
+            void k(float *p) {}
+        """),
+        "bad.tri:1:10: error: function-like macro 'HAS_FEATURE' is not defined")),
     case("unterminated-if", Bad(
         "an #if without #endif",
         src("""
@@ -324,6 +361,26 @@ CASES = [
             void k(float *p) {}
         """),
         "bad.tri:1:2: error: unterminated conditional directive '#if 1'")),
+    # --- nesting limits ----------------------------------------------------------------------
+    case("blocks-nested-too-deep", Bad(
+        "200 levels of blocks and statements, the function body included, are the limit: the "
+        "error points at the first '{' past it",
+        "void k(int *p) {\n" + "{" * 200 + "}" * 200 + "\n}\n",
+        "bad.tri:2:200: error: nesting too deep: more than 200 levels of nested blocks, statements and '?:'")),
+    case("ifs-nested-too-deep", Bad(
+        "nested 'if's without braces count as levels too (the 200th 'if' is level 201)",
+        "void k(int *p) {\n" + "if (*p) " * 200 + "*p = 1;\n}\n",
+        f"bad.tri:2:{1 + 199 * 8}: error: nesting too deep: more than 200 levels of nested blocks, statements "
+        "and '?:'")),
+    case("conditionals-nested-too-deep", Bad(
+        "a '?:' (which may become an scf.if) is a level of nesting",
+        "void k(int *p) {\n*p = " + "*p ? " * 200 + "1" + " : 2" * 200 + ";\n}\n",
+        f"bad.tri:2:{6 + 199 * 5}: error: nesting too deep: more than 200 levels of nested blocks, statements "
+        "and '?:'")),
+    case("expression-nested-too-deep", Bad(
+        "an expression of 1001 nested '+' is past the limit of 1000 levels in one expression",
+        "void k(int *p) {\n*p = " + "+".join(["*p"] * 1002) + ";\n}\n",
+        "bad.tri:2:6: error: nesting too deep: more than 1000 levels of nesting in one expression")),
     # --- command-line values -----------------------------------------------------------------
     case("bad-D-tunable-value", Bad(
         "-D on a const tunable needs an integer; the error points at the tunable",
@@ -538,15 +595,9 @@ def test_pathological_input_never_shows_a_traceback(tmp_path, monkeypatch, text)
 
 
 @pytest.mark.parametrize("text", [
-    pytest.param(_nested_blocks(1000), id="1000-nested-blocks", marks=pytest.mark.xfail(
-        strict=True, reason="parser (frontend owner): RecursionError in the lark tree transformer "
-        "becomes an internal error (exit 3) instead of a located 'nesting too deep' error")),
-    pytest.param(_nested_ifs(250), id="250-nested-ifs", marks=pytest.mark.xfail(
-        strict=True, reason="irgen (frontend owner): RecursionError in irgen build_if/block/stmt "
-        "from ~200 nested ifs becomes an internal error (exit 3)")),
-    pytest.param(_self_include(), id="file-includes-itself", marks=pytest.mark.xfail(
-        strict=True, reason="preprocess (frontend owner): a file that includes itself recurses "
-        "in pcpp until RecursionError; expected an '#include nested too deeply' error at 1:2")),
+    pytest.param(_nested_blocks(1000), id="1000-nested-blocks"),
+    pytest.param(_nested_ifs(250), id="250-nested-ifs"),
+    pytest.param(_self_include(), id="file-includes-itself"),
 ])
 def test_pathological_input_is_a_located_error(tmp_path, monkeypatch, text):
     monkeypatch.chdir(tmp_path)
@@ -556,8 +607,6 @@ def test_pathological_input_is_a_located_error(tmp_path, monkeypatch, text):
     assert HEADER.match(run.err_lines[0]) and run.err_lines[0].startswith("bad.tri:"), run.output
 
 
-@pytest.mark.xfail(strict=True, reason="preprocess/parser (frontend owner): an unterminated /* comment "
-                   "is reported as \"expected a type name before '/'\"")
 def test_unterminated_comment(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.tri").write_text("void k(float *p) {}\n/* never closed\n")
@@ -566,8 +615,6 @@ def test_unterminated_comment(tmp_path, monkeypatch):
     assert run.err_lines[0] == "bad.tri:2:1: error: unterminated /* comment"
 
 
-@pytest.mark.xfail(strict=True, reason="parser (frontend owner): a NUL byte is echoed raw in "
-                   "\"stray '\\0' in program\"; the message should spell it printably")
 def test_nul_byte_is_named_printably(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.tri").write_text("void k() {\n  int \0 x;\n}\n")
@@ -575,16 +622,98 @@ def test_nul_byte_is_named_printably(tmp_path, monkeypatch):
     assert run.status == 1
     assert run.err_lines[0].startswith("bad.tri:2:7: error: stray ")
     assert run.err_lines[0].isprintable(), repr(run.err_lines[0])
+    assert run.err_lines[0] == "bad.tri:2:7: error: stray '\\0' in program"
+    # the quoted line shows the NUL as the one-column control picture, so the caret lines up
+    assert run.err_lines[1:] == ["      int \u2400 x;", "          ^"]
 
 
-@pytest.mark.xfail(strict=True, reason="preprocess (frontend owner): '#if F(1)' with F undefined is "
-                   "taken as false; gcc and clang reject it")
+def test_control_character_is_named_by_its_escape(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.tri").write_text("void k() {\n  int \x1b x;\n}\n")
+    run = tritonc("bad.tri", "-o", "bad.cubin")
+    assert run.status == 1
+    assert run.err_lines == ["bad.tri:2:7: error: stray '\\x1b' in program", "      int \u241b x;", "          ^"]
+
+
 def test_undefined_function_like_macro_in_if(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.tri").write_text("#if HAS_FEATURE(x)\n#endif\nvoid k(float *p) {}\n")
     run = tritonc("bad.tri", "-o", "bad.cubin")
     assert run.status == 1, run.output
     assert run.err_lines[0].startswith("bad.tri:1:")
+    assert run.err_lines[0] == "bad.tri:1:5: error: function-like macro 'HAS_FEATURE' is not defined"
+
+
+def test_undefined_function_like_macro_in_a_skipped_group_is_fine(tmp_path, monkeypatch):
+    """As in gcc: an #if inside a group that is skipped is not evaluated."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ok.tri").write_text("#if 0\n#if HAS_FEATURE(x)\n#endif\n#endif\nvoid k(float *p) {}\n")
+    run = tritonc("ok.tri", "--emit=ttir", "-o", "-")
+    assert run.status == 0, run.output
+    assert "tt.func @k" in run.stdout
+
+
+def test_nesting_up_to_the_limits_compiles(tmp_path, monkeypatch):
+    """199 nested 'if's in the function body (200 levels) go all the way to PTX; an expression
+    of 997 nested '+' (1000 levels with the statement around it) and 200 nested #include files
+    compile too."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ifs.tri").write_text("void k(int *p) {\n" + "if (*p) " * 199 + "*p = 1;\n}\n")
+    run = tritonc("ifs.tri", "-o", "ifs.ptx")
+    assert run.status == 0, run.output
+    assert ".entry k" in (tmp_path / "ifs.ptx").read_text()
+    (tmp_path / "sum.tri").write_text("void k(int *p) {\n*p = " + "+".join(["*p"] * 998) + ";\n}\n")
+    run = tritonc("sum.tri", "--emit=ttir", "-o", "-")
+    assert run.status == 0, run.output
+    for i in range(200):  # h0.h includes h1.h ... includes h199.h
+        (tmp_path / f"h{i}.h").write_text(f'#include "h{i + 1}.h"\n' if i < 199 else "#define DEEP 1\n")
+    (tmp_path / "inc.tri").write_text('#include "h0.h"\nvoid k(int *p) { *p = DEEP; }\n')
+    run = tritonc("inc.tri", "--emit=ttir", "-o", "-")
+    assert run.status == 0, run.output
+    (tmp_path / "h199.h").write_text('#include "h200.h"\n')
+    (tmp_path / "h200.h").write_text("#define DEEP 1\n")
+    run = tritonc("inc.tri", "--emit=ttir", "-o", "-")
+    assert run.status == 1
+    assert run.err_lines[0] == "h199.h:1:10: error: #include nested too deeply (more than 200 levels)"
+
+
+# ----------------------------------------------------------------------------- no kernel
+
+@pytest.mark.parametrize("kind", ["ttgir", "llir", "ptx", "cubin", "header", "py"])
+@pytest.mark.parametrize("text", [
+    pytest.param("", id="empty-file"),
+    pytest.param("// kernels come later\n", id="comment-only"),
+    pytest.param("__device__ float twice(float x) {\n  return 2.0f * x;\n}\n", id="device-functions-only"),
+])
+def test_no_kernel_is_an_error_for_gpu_outputs(tmp_path, monkeypatch, kind, text):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "none.tri").write_text(text)
+    run = tritonc("none.tri", f"--emit={kind}", "-o", "out")
+    assert_clean(run)
+    assert run.status == 1, run.output
+    first = text.splitlines()[:1]
+    assert run.err_lines == ["none.tri:1:1: error: no kernel in this file",
+                             *(["    " + first[0], "    ^"] if first else [])]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["none.tri"]
+
+
+def test_no_kernel_error_leaves_no_other_output(tmp_path, monkeypatch):
+    """--emit=ttir,cubin: the tile IR could be printed, but the cubin cannot, so neither is written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "none.tri").write_text("")
+    run = tritonc("none.tri", "--emit=ttir,cubin", "-o", "out")
+    assert run.status == 1
+    assert run.err_lines == ["none.tri:1:1: error: no kernel in this file"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["none.tri"]
+
+
+def test_tile_ir_of_a_file_without_kernels_is_allowed(tmp_path, monkeypatch):
+    """--emit=ttir needs no kernel: a file of device functions (for #include) can be checked."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lib.tri").write_text("__device__ float twice(float x) {\n  return 2.0f * x;\n}\n")
+    run = tritonc("lib.tri", "--emit=ttir", "-o", "-")
+    assert run.status == 0, run.output
+    assert run.stdout.startswith("module") and "kernel" not in run.stdout
 
 
 # ----------------------------------------------------------------------------- bad usage: exit 2

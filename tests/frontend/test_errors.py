@@ -26,6 +26,10 @@ def error_of(src, path="err.tri", **kw):
     ("foo bar;\n", "expected a type name before 'foo'", 1, 1),
     ("void f(int a, 3) {}\n", "expected a type name before '3'", 1, 15),
     ("void f() {\n  int x = 1 $ 2;\n}\n", "stray '$' in program", 2, 13),
+    ("void f() {\n  int x = 1 \0 2;\n}\n", "stray '\\0' in program", 2, 13),
+    ("void f() {\n  int x = 1 \x7f 2;\n}\n", "stray '\\x7f' in program", 2, 13),
+    ("void f() {\n  int x = 1 \u200b 2;\n}\n", "stray '\\u200b' in program", 2, 13),
+    ("void f() {\n  int x = 1 \u2192 2;\n}\n", "stray '\u2192' in program", 2, 13),
     # constructs outside Triton-C
     ("void f() {\n  float x[16][8];\n}\n",
      "C arrays of arrays are not tiles: write 'T x[D0, D1]' instead of 'T x[D0][D1]...'", 2, 14),
@@ -93,8 +97,41 @@ def test_error_after_include_points_back_into_main_file(tmp_path, monkeypatch):
     assert err.loc == SourceLoc("main.tri", 4, 1)
 
 
+@pytest.mark.parametrize("body, message, line, col", [
+    ("{" * 200 + "}" * 200, "nesting too deep: more than 200 levels of nested blocks, statements and '?:'", 2, 200),
+    ("while (1) " * 150 + "for (;;) {" * 50 + "}" * 50,
+     "nesting too deep: more than 200 levels of nested blocks, statements and '?:'", 2, 1501 + 24 * 10 + 9),
+    ("x = " + "x ? " * 200 + "1" + " : 2" * 200 + ";",
+     "nesting too deep: more than 200 levels of nested blocks, statements and '?:'", 2, 5 + 199 * 4),
+    ("x = " + "-".join(["x"] * 1000) + ";",
+     "nesting too deep: more than 1000 levels of nesting in one expression", 2, 5),
+    ("x = " + "(" * 1100 + "1" + ")" * 1100 + ";", None, 0, 0),  # parentheses add no level
+    ("{" * 198 + "x = " + "+".join(["x"] * 998) + ";" + "}" * 198, None, 0, 0),  # both limits, not past them
+])
+def test_nesting_limits(body, message, line, col):
+    """The function body is level 1 of statement nesting; the error points at the first construct
+    past the limit."""
+    src = "void f(int x) {\n" + body + "\n}\n"
+    if message is None:
+        parse(src, "deep.tri")
+        return
+    err = error_of(src)
+    assert err.message == message
+    assert err.loc == SourceLoc("err.tri", line, col)
+
+
 def test_render_with_caret_on_the_user_line():
     sources = SourceManager()
     with pytest.raises(CompileError) as info:
         parse("void f() {\n\tint y = x[1];\n}\n", "tab.tri", sources=sources)
     assert sources.render(info.value.diagnostic).splitlines()[1:] == ["     int y = x[1];", "               ^"]
+
+
+def test_render_shows_control_characters_as_pictures():
+    """A NUL or ESC in the quoted line would garble the terminal: each is shown as one printable
+    column (U+2400 + code), so the caret still lines up."""
+    sources = SourceManager()
+    with pytest.raises(CompileError) as info:
+        parse("void f() {\n  int y = x\0; \x1b\n}\n", "ctl.tri", sources=sources)
+    assert sources.render(info.value.diagnostic).splitlines() == [
+        "ctl.tri:2:12: error: stray '\\0' in program", "      int y = x\u2400; \u241b", "               ^"]

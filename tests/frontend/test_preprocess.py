@@ -126,7 +126,11 @@ def test_sources_registered_for_carets():
 
 @pytest.mark.parametrize("src, message, line, col", [
     ("#if 1\n  #error bad config\n#endif\n", "#error bad config", 2, 4),
-    ('\n#include "nope.h"\n', "'nope.h' file not found", 2, 2),
+    ('\n#include "nope.h"\n', "'nope.h' file not found", 2, 10),  # at the file name, as in clang and gcc
+    ("\n#  include <nope.h>\n", "'nope.h' file not found", 2, 12),
+    ("#define H(x) x\n#include H(\"nope.h\")\n", "'nope.h' file not found", 2, 12),  # a macro argument
+    ("int a;\n/* never\nclosed\n", "unterminated /* comment", 2, 1),
+    ("#if 1\n#elif F(2)\n#endif\n#if 0\n#elif 1 + G(3)\n#endif\n", "function-like macro 'G' is not defined", 5, 11),
     ("int a;\n#frobnicate\n", "invalid preprocessing directive '#frobnicate'", 2, 2),
     ("#if 1\nint a;\n", "unterminated conditional directive '#if 1'", 1, 2),
     ("#if 1 +\n#endif\n", "invalid expression in #if: '1 +'", 1, 2),
@@ -180,9 +184,29 @@ def test_pragmas_are_ignored():
     ("#endif\n", "misplaced #endif"),
     ("#line 3\n", "'#line' directives are not supported"),
     ("#define F(1) a\n", "invalid macro argument"),
-    ("#include FOO\n", "malformed #include: expected \"FILE\" or <FILE>, got 'FOO'"),
 ])
 def test_malformed_directives(src, message):
     with pytest.raises(CompileError) as info:
         preprocess(src, "d.tri")
     assert (info.value.message, info.value.loc) == (message, SourceLoc("d.tri", 1, 2))
+
+
+def test_malformed_include_points_at_what_follows_it():
+    with pytest.raises(CompileError) as info:
+        preprocess("#include FOO\n", "d.tri")
+    assert info.value.message == "malformed #include: expected \"FILE\" or <FILE>, got 'FOO'"
+    assert info.value.loc == SourceLoc("d.tri", 1, 10)
+
+
+def test_comment_start_inside_a_line_comment_or_a_closed_comment_is_not_unterminated():
+    assert preprocess("int a; // not a /* comment\nint b; /* a /* */ int c;\n", "c.tri").text == "int a;\nint b; int c;"
+    assert preprocess('int a = "/*";\n', "s.tri").text == 'int a = "/*";'  # the parser rejects the string
+
+
+def test_file_including_itself_stops_at_the_include_depth_limit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "self.h").write_text('#pragma once_not_supported\n#include "self.h"\n')
+    with pytest.raises(CompileError) as info:
+        preprocess('#include "self.h"\n', "main.tri")
+    assert info.value.message == "#include nested too deeply (more than 200 levels)"
+    assert info.value.loc == SourceLoc("self.h", 2, 10)

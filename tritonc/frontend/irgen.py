@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from tritonc.diagnostics import DiagnosticSink
+from tritonc.diagnostics import DiagnosticSink, recursion_headroom
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import BOOL, CType, convert_const, wrap_int
 from tritonc.frontend.irgen_calls import CallLowering
@@ -74,7 +74,8 @@ def generate_ir(tu: ast.TranslationUnit, *, tunables: dict[str, int] | None = No
     Raises:
         CompileError: the first error in the program (from sema; irgen itself adds none).
     """
-    return IRGen(analyze(tu, tunables=tunables, diag=diag), num_warps).run()
+    with recursion_headroom():  # sema and irgen recurse per nesting level (the parser bounds it)
+        return IRGen(analyze(tu, tunables=tunables, diag=diag), num_warps).run()
 
 
 class IRGen(ExprLowering, CallLowering):

@@ -18,7 +18,11 @@ What the parser resolves and what it leaves to sema:
   anything else in a subscript is an error here (subscripts never index);
 * C constructs outside the language (``struct``, ``union``, ``enum``, ``typedef``, ``goto``,
   ``switch``, ``asm``, ``sizeof``, string literals, function pointers, nested arrays,
-  file-scope variables) are rejected with a specific message.
+  file-scope variables) are rejected with a specific message;
+* nesting is bounded (:data:`MAX_STATEMENT_NESTING` blocks, statements and ``?:``,
+  :data:`MAX_EXPRESSION_NESTING` levels in one expression): the later stages recurse per level,
+  and a deeper program is the error "nesting too deep" rather than a crash. The parser itself
+  never recurses (LALR parsing and a non-recursive tree transformer).
 """
 from __future__ import annotations
 
@@ -26,10 +30,10 @@ import functools
 import re
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
-from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
+from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, spell_char
 from tritonc.frontend import ast
 from tritonc.frontend.preprocess import PreprocessedSource, preprocess
 
@@ -70,6 +74,20 @@ _SINGLE_TYPES = {
     "uint": "unsigned int", "ulong": "unsigned long",
 }
 
+#: Most blocks, statements (``{``, ``if``, ``for``, ``while``, ``do``, ``@mask``) and conditional
+#: expressions (``c ? a : b``, which may become an ``scf.if``) nested in one another, the function
+#: body included. Each level costs a few Python frames in sema, irgen and every pass that walks
+#: nested regions; deeper nesting is the error "nesting too deep".
+MAX_STATEMENT_NESTING = 200
+#: Most levels of nesting in one expression: parse-tree nodes below the innermost statement or
+#: ``?:``, other than names and literals (``*p = a + b + ... + z;`` is 3 levels, for the
+#: statement, ``=`` and ``*``, plus one per ``+``; parentheses add none).
+MAX_EXPRESSION_NESTING = 1000
+
+#: Parse-tree rules that open a level of statement nesting (:data:`MAX_STATEMENT_NESTING`).
+_STATEMENT_RULES = frozenset({"compound", "if_stmt", "for_stmt", "while_stmt", "do_stmt", "predicated_stmt",
+                              "conditional"})
+
 _ATOMIC_ADD_ALIAS = re.compile(r"atomic_add_(float|half)_\d+x\d+")
 _INT_SUFFIX = re.compile(r"[uU]?(?:l|L|ll|LL)?|(?:l|L|ll|LL)[uU]")
 
@@ -99,8 +117,9 @@ def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
         The :class:`ast.TranslationUnit`, untyped: names are not resolved.
 
     Raises:
-        CompileError: preprocessor errors, syntax errors and constructs outside Triton-C,
-            located at the user's file, line and column.
+        CompileError: preprocessor errors, syntax errors, constructs outside Triton-C and nesting
+            beyond :data:`MAX_STATEMENT_NESTING` or :data:`MAX_EXPRESSION_NESTING`, located at
+            the user's file, line and column.
     """
     pre = preprocess(text, path, defines, include_dirs, sources, sink)
     return parse_preprocessed(pre, path)
@@ -110,9 +129,10 @@ def parse_preprocessed(pre: PreprocessedSource, path: str) -> ast.TranslationUni
     """Parse the output of :func:`preprocess` (see :func:`parse` for the contract)."""
     _reject_unsupported_tokens(pre)
     try:
-        tree = _lark().parse(pre.text)
+        tree = _lark().parse(pre.text)  # LALR: no recursion, however deep the nesting
     except UnexpectedInput as err:
         raise _syntax_error(err, pre) from None
+    _check_nesting(tree, pre)
     try:
         unit = _ToAst(pre).transform(tree)
     except VisitError as err:
@@ -121,6 +141,35 @@ def parse_preprocessed(pre: PreprocessedSource, path: str) -> ast.TranslationUni
         raise
     unit.loc = SourceLoc(path, 1, 1)
     return unit
+
+
+def _check_nesting(tree: Tree, pre: PreprocessedSource) -> None:
+    """Reject nesting beyond :data:`MAX_STATEMENT_NESTING` / :data:`MAX_EXPRESSION_NESTING`,
+    at the first construct past the limit (as clang reports its bracket depth limit).
+
+    Expression levels count the parse-tree nodes below the innermost statement or ``?:`` that
+    are not leaves.
+    """
+    stack = [(tree, 0, 0)]
+    while stack:
+        node, statements, expressions = stack.pop()
+        if node.data in _STATEMENT_RULES:
+            statements, expressions = statements + 1, 0
+            if statements > MAX_STATEMENT_NESTING:
+                raise CompileError(f"nesting too deep: more than {MAX_STATEMENT_NESTING} levels of nested "
+                                   "blocks, statements and '?:'", _tree_loc(node, pre))
+        elif any(isinstance(c, Tree) for c in node.children):  # leaves (names, literals) add no level
+            expressions += 1
+            if expressions > MAX_EXPRESSION_NESTING:
+                raise CompileError(f"nesting too deep: more than {MAX_EXPRESSION_NESTING} levels of nesting "
+                                   "in one expression", _tree_loc(node, pre))
+        stack.extend((c, statements, expressions) for c in reversed(node.children) if isinstance(c, Tree))
+
+
+def _tree_loc(node: Tree, pre: PreprocessedSource) -> SourceLoc:
+    """Where a parse-tree node starts."""
+    meta = node.meta
+    return pre.eof_loc if meta.empty else pre.loc_at(meta.start_pos)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,7 +230,7 @@ def _describe_expected(expected: set[str], at_end: bool) -> str:
 def _syntax_error(err: UnexpectedInput, pre: PreprocessedSource) -> CompileError:
     if isinstance(err, UnexpectedCharacters):
         loc = pre.loc_at(err.pos_in_stream)
-        return CompileError(f"stray '{pre.text[err.pos_in_stream]}' in program", loc)
+        return CompileError(f"stray '{spell_char(pre.text[err.pos_in_stream])}' in program", loc)
     assert isinstance(err, UnexpectedToken)
     tok = err.token
     at_end = tok.type == "$END"
@@ -232,8 +281,9 @@ def _flatten_attrs(items) -> list[ast.Attribute]:
 
 
 @v_args(meta=True)
-class _ToAst(Transformer):
-    """Builds AST nodes bottom-up. Methods are named after grammar rules and aliases."""
+class _ToAst(Transformer_NonRecursive):
+    """Builds AST nodes bottom-up (without recursion). Methods are named after grammar rules and
+    aliases."""
 
     def __init__(self, pre: PreprocessedSource) -> None:
         super().__init__(visit_tokens=False)

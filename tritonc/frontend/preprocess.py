@@ -24,6 +24,12 @@ line numbers of the user's file:
 * ``min``, ``max`` and the ``atomic_add_<float|half>_<M>x<N>`` names are ordinary calls that
   the parser recognises (they are not macros: ``min(a, b)`` on tiles is an element-wise op).
 
+Errors follow gcc and clang: a missing ``#include`` file is reported at the file name; an
+unclosed ``/*`` comment, ``#include`` nested deeper than :data:`MAX_INCLUDE_DEPTH` (a file that
+includes itself) and a call of an undefined function-like macro in ``#if`` are errors (pcpp
+would lex ``/*`` as two operators, recurse until Python's recursion limit, and evaluate ``F(1)``
+as 0).
+
 ``-D TM=128`` fixes a paper-style ``const tunable int TM = {...};``: the declared name itself
 is never macro-expanded, and the override text is reported in
 :attr:`PreprocessedSource.tunable_overrides`.
@@ -39,7 +45,11 @@ from dataclasses import dataclass, field
 import pcpp
 from pcpp.parser import Action, OutputDirective, trigraph
 
-from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
+from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, recursion_headroom
+
+#: Most ``#include`` files open at once (gcc's default ``-fmax-include-depth``): a deeper one,
+#: such as a file that includes itself, is the error "#include nested too deeply".
+MAX_INCLUDE_DEPTH = 200
 
 #: Object-like macros of the built-in prelude: name -> replacement text.
 PRELUDE_MACROS = {
@@ -135,6 +145,9 @@ class _Preprocessor(pcpp.Preprocessor):
             self.undef(name)             # deterministic output
         self._depth = 0
         self._expanding: list = []       # tokens of the outermost expansion under way
+        self._includes: list = []        # argument tokens of each #include being processed
+        self._if_tokens: list = []       # tokens of the #if / #elif expression being evaluated
+        self._if_error: CompileError | None = None  # found by a hook of pcpp's #if evaluator
         self.tunable_overrides: dict[str, str] = {}
 
     def add_path(self, path):
@@ -226,10 +239,29 @@ class _Preprocessor(pcpp.Preprocessor):
         display = includepath if rel.startswith("..") else rel
         self.files.add(includepath, display, text)
         self.sources.register(display, text)
+        _check_comments(text, display)
         return io.StringIO(text)
 
+    def include(self, tokens, original_line):
+        """pcpp's ``#include``, with a depth limit and the file name's position kept for errors."""
+        if len(self._includes) >= MAX_INCLUDE_DEPTH:
+            raise CompileError(f"#include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)",
+                               self._include_loc(tokens))
+        self._includes.append(tokens)
+        try:
+            yield from super().include(tokens, original_line)
+        finally:
+            self._includes.pop()
+
+    def _include_loc(self, tokens) -> SourceLoc:
+        """Where an ``#include``'s file name starts (clang and gcc put the caret there)."""
+        tok = next((t for t in tokens if t.type not in self.t_WS), None)
+        if tok is None:
+            return self.tok_loc(self.lastdirective)
+        return getattr(tok, "tloc", None) or self.tok_loc(tok)
+
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
-        loc = self.tok_loc(self.lastdirective)
+        loc = self._include_loc(self._includes[-1]) if self._includes else self.tok_loc(self.lastdirective)
         if is_malformed:
             raise CompileError(f"malformed #include: expected \"FILE\" or <FILE>, got '{includepath}'", loc)
         raise CompileError(f"'{includepath}' file not found", loc)
@@ -261,6 +293,28 @@ class _Preprocessor(pcpp.Preprocessor):
     def on_unknown_macro_in_expr(self, ident):
         return {"true": 1, "false": 0}.get(ident, 0)
 
+    def evalexpr(self, tokens):
+        self._if_tokens = list(tokens)
+        self._if_error = None
+        try:
+            result = super().evalexpr(tokens)
+        except CompileError:
+            if self._if_error is None:
+                raise
+            result = None
+        if self._if_error is not None:  # pcpp's evaluator swallows exceptions of its hooks
+            raise self._if_error
+        return result
+
+    def on_unknown_macro_function_in_expr(self, ident):
+        """``#if F(1)`` with ``F`` not a function-like macro: an error, as in gcc and clang
+        (pcpp would take the call as 0)."""
+        if self._if_error is None:
+            tok = next((t for t in self._if_tokens if t.type == self.t_ID and t.value == ident), None)
+            loc = (getattr(tok, "tloc", None) or self.tok_loc(tok)) if tok is not None else self.tok_loc(self.lastdirective)
+            self._if_error = CompileError(f"function-like macro '{ident}' is not defined", loc)
+        return lambda *args: 0
+
     def on_comment(self, tok):
         return False
 
@@ -274,6 +328,24 @@ def _rephrase(msg: str) -> str:
         return f"unterminated conditional directive '{msg.removeprefix('Unterminated ').strip()}'"
     msg = re.sub(r"^Macro (\w+)", r"macro '\1'", msg)
     return msg[:1].lower() + msg[1:].rstrip(".")
+
+
+#: What the C lexer skips over when looking for comments: line comments (with ``\\`` line
+#: continuations), closed block comments, and closed string and character literals (an unclosed
+#: quote is a lone character, as pcpp lexes it). A ``/*`` outside all of these is never closed.
+_SKIPPED = re.compile(r"//(?:\\\n|[^\n])*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|(/\*)", re.S)
+
+
+def _check_comments(text: str, path: str) -> None:
+    """Reject a ``/*`` comment that is never closed (pcpp would lex it as ``/`` and ``*``)."""
+    if "/*" not in text:
+        return
+    for m in _SKIPPED.finditer(text):
+        if m.group(1):
+            start = m.start(1)
+            line = text.count("\n", 0, start) + 1
+            col = start - (text.rfind("\n", 0, start) + 1) + 1
+            raise CompileError("unterminated /* comment", SourceLoc(path, line, col))
 
 
 def _check_define_name(name: str) -> None:
@@ -307,7 +379,9 @@ def preprocess(text: str, path: str, defines: dict[str, str | None] | None = Non
         CompileError: ``#error``, a missing include, an unknown directive, a malformed macro
             call or ``#if`` expression, an unterminated conditional, a malformed directive;
             located at the directive (file, line and column of the user's source) except for
-            bad ``-D`` names.
+            bad ``-D`` names. Also, located where they start: a missing or malformed
+            ``#include`` file name, ``#include`` nested too deeply, an unterminated ``/*``
+            comment, an undefined function-like macro called in ``#if``.
     """
     sources = sources if sources is not None else SourceManager()
     text = text.removeprefix("\ufeff")
@@ -315,6 +389,7 @@ def preprocess(text: str, path: str, defines: dict[str, str | None] | None = Non
     abspath = os.path.abspath(path)
     files.add(abspath, path, text)
     sources.register(path, text)
+    _check_comments(text, path)
 
     pp = _Preprocessor(files, sources, sink)
     for name, value in PRELUDE_MACROS.items():
@@ -325,6 +400,11 @@ def preprocess(text: str, path: str, defines: dict[str, str | None] | None = Non
     for directory in include_dirs:
         pp.add_path(str(directory))
 
+    with recursion_headroom():
+        return _run(pp, text, path, abspath)
+
+
+def _run(pp: _Preprocessor, text: str, path: str, abspath: str) -> PreprocessedSource:
     pp.parse(text, abspath)
     out: list[str] = []
     tokens: list[PPToken] = []
