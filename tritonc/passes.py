@@ -10,8 +10,8 @@
   drops every analysis the pass does not list in ``preserves`` (MLIR's PassManagement model).
 * The :class:`PassManager` runs a list of passes and does the cross-cutting work: verification
   after each pass (a failure is an internal compiler error naming the pass), IR dumps after
-  chosen passes (``(unchanged)`` when a pass changed nothing, as Halide's lowering log does),
-  and a wall-time table (``--time-passes``).
+  chosen passes (the whole module every time; the header says ``(unchanged)`` when the pass
+  changed nothing), and a wall-time table (``--time-passes``).
 * The registry maps pass names to classes: :func:`register_pass` (a class decorator),
   :func:`get_pass`, :func:`all_passes`, and :func:`parse_pipeline` for ``--passes=`` text such
   as ``canonicalize,licm,cse`` or ``software-pipeline{num-stages=4}``. Passes register
@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any, ClassVar, Iterable, TextIO, TypeVar
 
-from .diagnostics import CompileError, InternalCompilerError
+from .diagnostics import CompileError, InternalCompilerError, recursion_headroom
 from .ir.core import Module
 from .ir.ops import VerifyError
 from .ir.printer import print_module
@@ -207,9 +207,10 @@ def parse_pipeline(text: str) -> list[Pass]:
 
 # --- pass manager ------------------------------------------------------------------------------
 
-def dump_header(name: str) -> str:
-    """The line printed before the IR dump after pass ``name`` (MLIR's spelling)."""
-    return f"// -----// IR Dump After {name} //----- //"
+def dump_header(name: str, changed: bool = True) -> str:
+    """The line printed before the IR dump after pass ``name`` (MLIR's spelling), with
+    ``(unchanged)`` after the name when the pass changed nothing."""
+    return f"// -----// IR Dump After {name}{'' if changed else ' (unchanged)'} //----- //"
 
 
 class PassManager:
@@ -243,7 +244,10 @@ class PassManager:
 
     def run(self, module: Module, am: AnalysisManager | None = None) -> bool:
         """Run the pipeline on ``module`` in place; return True if any pass changed it."""
-        am = am or AnalysisManager(module)
+        with recursion_headroom():  # passes, printer and verifier recurse into nested regions
+            return self._run(module, am or AnalysisManager(module))
+
+    def _run(self, module: Module, am: AnalysisManager) -> bool:
         self.timings = []
         verify_time = 0.0
         any_changed = False
@@ -263,8 +267,8 @@ class PassManager:
                 verify_time += time.perf_counter() - start
             if self._wants_dump(p.name):
                 out = self._out()
-                out.write(dump_header(p.name) + "\n")
-                out.write(print_module(module) if changed else "// (unchanged)\n")
+                out.write(dump_header(p.name, changed) + "\n")
+                out.write(print_module(module))
                 out.write("\n")
         if self.verify_each:
             self.timings.append(("(verify)", verify_time))

@@ -155,8 +155,8 @@ FOLDS = "void k(int *p) {\n  int r[16] = 0 ... 16;\n  *(p + r) = (r + 0) * 1;\n}
 
 
 def dumps(stderr: str) -> list[tuple[str, str]]:
-    """``(pass name, dumped text)`` for each IR dump in ``stderr``."""
-    parts = re.split(r"^// -----// IR Dump After (\S+) //----- //\n", stderr, flags=re.M)
+    """``(pass name, dumped text)`` for each IR dump in ``stderr`` (changed or not)."""
+    parts = re.split(r"^// -----// IR Dump After (\S+)(?: \(unchanged\))? //----- //\n", stderr, flags=re.M)
     return list(zip(parts[1::2], parts[2::2]))
 
 
@@ -169,6 +169,15 @@ def test_print_ir_after_one_pass(in_tmp):
     assert "tt.func @k" in first and "arith.muli" not in first and "arith.addi" not in first
     assert run.stdout.startswith("module")  # the dumps do not go to stdout
     assert "IR Dump" not in run.stdout
+
+
+def test_print_ir_after_a_pass_that_changes_nothing_shows_the_ir(in_tmp):
+    """licm has nothing to hoist here: the header says so, and the IR is printed all the same."""
+    (in_tmp / "k.tri").write_text(FOLDS)
+    run = ok("k.tri", "--print-ir-after=licm", "--emit=ttir", "-o", "-")
+    header = "// -----// IR Dump After licm (unchanged) //----- //"
+    assert run.stderr.startswith(header + "\nmodule")
+    assert "tt.func @k" in run.stderr and "tt.store" in run.stderr
 
 
 def test_print_ir_after_all(in_tmp):
