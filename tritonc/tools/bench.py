@@ -16,7 +16,11 @@ tensor-core rows go there too: a row with ``flops`` reports TFLOP/s).
 
 ``--experiments`` adds rows that time a kernel again with a code-generation choice switched
 (``Row.patches``: module attributes set while compiling): softmax with IEEE ``div.rn.f32``
-for ``/`` (``codegen/llvm/elementwise.F32_DIVISION``), to show what it costs.
+for ``/`` (``codegen/llvm/elementwise.F32_DIVISION``), to show what it costs; softmax
+4096x16384 (the row below Triton) with plain ``ld.global`` instead of ``.nc``
+(``codegen/llvm/memory.READ_ONLY_CACHE``) and with Triton's uncorrected ``exp``
+(``codegen/llvm/math_ops.EXP_F32_UNCORRECTED``, not accurate enough for the spec), to find
+what costs there.
 
 Needs torch, triton and a GPU; exit status 1 if a check failed.
 """
@@ -112,8 +116,10 @@ def softmax_warps(block: int) -> int:
     return 16 if block >= 4096 else 8 if block >= 2048 else 4
 
 
-def softmax_row(torch, m: int, n: int, div_rn: bool = False) -> Row:
-    patches = (("tritonc.codegen.llvm.elementwise", "F32_DIVISION", "rn"),) if div_rn else ()
+def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False, fast_exp: bool = False) -> Row:
+    patches = ((("tritonc.codegen.llvm.elementwise", "F32_DIVISION", "rn"),) if div_rn else ()) + \
+              ((("tritonc.codegen.llvm.memory", "READ_ONLY_CACHE", False),) if no_nc else ()) + \
+              ((("tritonc.codegen.llvm.math_ops", "EXP_F32_UNCORRECTED", True),) if fast_exp else ())
     warps = softmax_warps(n)
 
     def make():
@@ -130,7 +136,7 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False) -> Row:
             _triton_ref().softmax(y, x, n, num_warps=warps)
         return [y]
 
-    name = "softmax" + (" div.rn" if div_rn else "")
+    name = "softmax" + (" div.rn" if div_rn else "") + (" no-nc" if no_nc else "") + (" fast-exp" if fast_exp else "")
     return Row(name, f"{m}x{n} fp32", make, run, lambda a: [torch.softmax(a["x"].double(), 1)],
                2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, patches=patches)
 
@@ -235,6 +241,9 @@ ROWS += _matmul_rows()
 EXPERIMENT_ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 4096, div_rn=True),
     lambda torch: softmax_row(torch, 4096, 16384, div_rn=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True),
+    lambda torch: softmax_row(torch, 4096, 16384, fast_exp=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, fast_exp=True),
 ]
 
 
@@ -318,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="row names to run (the copy row always runs)")
     parser.add_argument("--experiments", action="store_true",
-                        help="also time rows with code-generation choices switched (IEEE division)")
+                        help="also time rows with code-generation choices switched (IEEE division, no .nc, fast exp)")
     args = parser.parse_args(argv)
     import torch
 

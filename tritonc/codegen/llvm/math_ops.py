@@ -109,6 +109,12 @@ def exp2_f32(lw, x):
     return lw.call("llvm.nvvm.ex2.approx.f", F32, [x])
 
 
+#: ``exp`` on f32 as ``ex2.approx(x * log2 e)`` alone (OpenAI Triton's; its error grows with
+#: ``|x|`` beyond the spec's 2^-21). Not a compile option: for measurements only
+#: (``tritonc.tools.bench --experiments``).
+EXP_F32_UNCORRECTED = False
+
+
 def exp_f32(lw, x):
     """``exp(x) = 2^t * e^d`` with ``t = RD(x * L)`` (``L`` = log2(e) rounded to f32) and
     ``d = x - t * ln 2`` (two ``fma`` with ln 2 in two parts, so ``d`` is exact to ~2^-40):
@@ -123,6 +129,8 @@ def exp_f32(lw, x):
     gives ``r``: 0 or inf) and leaves every other ``d`` alone. NaN ``x`` gives NaN through ``r``.
     """
     b = lw.b
+    if EXP_F32_UNCORRECTED:
+        return lw.call("llvm.nvvm.ex2.approx.f", F32, [b.fmul(x, ir.Constant(F32, _f32(LOG2E)))])
     t = lw.call("llvm.nvvm.mul.rm.f", F32, [x, ir.Constant(F32, _f32(LOG2E))])
     ln2_hi = _f32(LN2)
     ln2_lo = _f32(LN2 - ln2_hi)

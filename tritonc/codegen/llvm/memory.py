@@ -47,6 +47,10 @@ from .lowering import GPTR, I1, I8, I16, I32, I64, const, llvm_type, lowers, sto
 #: Widest access one thread makes with one instruction, in bytes (``ld.global.v4.b32``).
 MAX_ACCESS_BYTES = 16
 
+#: Masked loads through read-only pointers use ``ld.global.nc``. Not a compile option:
+#: ``tritonc.tools.bench --experiments`` turns it off to measure what it does.
+READ_ONLY_CACHE = True
+
 _PASS_THROUGH = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans",
                  "ttg.convert_layout")
 
@@ -327,7 +331,7 @@ def _load(lw, op: Operation) -> None:
     ty = llvm_type(element_type(op.result.type))
     n = num_regs(lw, op)
     ptrs = lw.regs(ptr, n)
-    nc = ptr in lw.nc_values
+    nc = READ_ONLY_CACHE and ptr in lw.nc_values
     vec = vector_width(lw, ptr, mask)
     masks = lw.regs(mask, n) if mask is not None else None
     others = lw.regs(other, n) if other is not None else [None] * n
