@@ -628,11 +628,24 @@ __global__ void k(float *X, half *H, float *W, float *Y, int n, int m) {
 }""", args=fixed(randn(4), randn(4, dtype=f16), randn(4), zeros(80), 4, 8),
          expect=lambda a: {3: np.concatenate([np.concatenate([x, v * np.ones(12)]) for x, v in (
              (a[0] * 2, 1), (a[1].astype(f32), 1), (a[0] + a[2], 1), (a[0], 2), (-a[0], 1))])},
-         ir="CHECK-NOT: tt.load {{%[a-z0-9_]+}} :",
-         xfail={"ir": "a load nested in a ?: branch (c ? *p * 2 : o, c ? (float[N]) *p : o, c ? *p + *q : o, nested ?:) "
-                      "is not masked by c; only a branch that is itself '*p' becomes a masked load",
-                "interp": "loads nested in a ?: branch are not masked by the condition, so lanes it excludes are "
-                          "read out of bounds"}),
+         ir="CHECK-NOT: tt.load {{%[a-z0-9_]+}} :"),
+    Rule("cond_masks_every_access_in_branches", """
+__global__ void k(half *H, float *S, float *X, float *A, int *P, float *Y, int *Old, int n) {
+  int r[16] = 0 ... 16;
+  bool c[16] = r < n;
+  *(Y + r) = c ? (float) *(H + r) : 0.0f;
+  *(Y + 16 + r) = c ? *S * 2.0f : 1.0f;
+  *(Y + 32 + r) = c ? *?(r < 8)(X + r) + 1.0f : 2.0f;
+  int rm[4] = 0 ... 4;
+  float *pa[4, 8] = A + rm[:, newaxis] * 8 + (0 ... 8)[newaxis, :];
+  *(Y + 48 + rm) = rm < n / 2 ? (*pa)[:, +] : -1.0f;
+  *(Old + r) = c ? atomic_add(P + r, 1) : -1;
+}""", args=fixed(randn(4, dtype=f16), randn(1), randn(4), randn(2, 8), randint(0, 9, 4), zeros(52),
+                 zeros(16, dtype=i32), 4),
+         expect=lambda a: {5: np.concatenate([a[0].astype(f32), np.zeros(12), np.full(4, 2 * a[1][0]), np.ones(12),
+                                              a[2] + 1, np.full(12, 2), a[3].astype(f64).sum(1), [-1, -1]]),
+                           4: a[4] + 1, 6: np.concatenate([a[4], np.full(12, -1)])}, rtol=1e-6,
+         ir='CHECK-NOT: tt.load {{%[a-z0-9_]+}} :\nCHECK: tt.atomic_rmw {{%[0-9]+}}, {{%[0-9]+}}, %c {kind = "add"}'),
     Rule("scalar_condition_with_effects_runs_one_branch", """
 __global__ void k(int *P, int *Out, int n) {
   int v = n > 0 ? atomic_add(P, 1) : -1;

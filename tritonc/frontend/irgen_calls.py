@@ -9,7 +9,8 @@ Dispatches on the ``kind`` sema recorded (see :mod:`tritonc.frontend.sema_calls`
   product's type, else ``c + tt.dot(a, b, 0)``;
 * ``trans`` -> ``tt.trans {order}``; ``__sum`` -> ``tt.reduce``; ``__reshape`` -> ``tt.reshape``;
 * atomics -> ``tt.atomic_rmw {kind}`` (mask: the optional argument and/or an enclosing
-  ``@mask``) or ``tt.atomic_cas``; ``__debug_barrier()`` -> ``gpu.barrier``;
+  ``@mask`` and/or the demand of an enclosing tile ``?:`` branch) or ``tt.atomic_cas`` (which
+  sema keeps out of tile ``?:`` branches); ``__debug_barrier()`` -> ``gpu.barrier``;
 * device functions -> ``tt.call {callee}`` with arguments converted to the parameter types.
 """
 from __future__ import annotations
@@ -55,14 +56,12 @@ class CallLowering:
             d = self.dot(args[0], args[1], product, None)
             return self.binary_op("+", total, args[2], (d, product.type))
         if kind == "trans":
-            order = info.detail
-            v = self.rvalue(args[0])
-            return v if order == sorted(order) else self.emit("tt.trans", [v], t.ir(), order=list(order))
+            return self.transpose(args[0], list(info.detail), t)
         if kind == "subscript":
-            return self.apply_plan(self.rvalue(args[0]), self.info(args[0]).type, info.detail)
+            return self.subscript(args[0], info.detail, t)
         if kind == "reshape":
             src = self.info(args[0]).type
-            return self.reshape(self.rvalue(args[0]), src.shape, t.shape)
+            return self.reshape(self.lower_reshaped(args[0], t.shape), src.shape, t.shape)
         if kind in ("atomic", "cas"):
             return self.atomic(e, info)
         if kind == "device":
@@ -76,6 +75,8 @@ class CallLowering:
         pt = self.info(e.args[0]).type
         p = self.reshape(self.rvalue(e.args[0]), pt.shape, shape)
         if info.kind == "cas":
+            # sema rejects atomic_cas in a branch of a tile ?: (it has no mask)
+            assert self.demand is None, "atomic_cas under a demand"
             cmp, val = (self.coerce(x, t) for x in e.args[1:3])
             return self.emit("tt.atomic_cas", [p, cmp, val], t.ir())
         val = self.coerce(e.args[1], t)
@@ -85,11 +86,17 @@ class CallLowering:
             mask = self.reshape(self.coerce(e.args[2], BOOL.with_shape(mt.shape)), mt.shape, shape)
         if pred is not None:
             mask = self.and_masks(mask, self.reshape(pred[0], pred[1], shape))
+        mask = self.demand_mask(shape, mask)  # in a branch of a tile ?:, only the lanes selecting it
         return self.emit("tt.atomic_rmw", [p, val] + ([mask] if mask is not None else []), t.ir(), kind=info.detail)
 
     def device_call(self, e: ast.Call, info: ExprInfo) -> Value | None:
         f = self.sema.function(info.detail)
-        args = [self.coerce(a, p.type) for a, p in zip(e.args, f.params)]
+        # no lane-wise relation between arguments and result: an argument is needed where any
+        # lane is (sema rejects loads in them, and callees that access memory, in tile ?: branches)
+        args = []
+        for a, p in zip(e.args, f.params):
+            with self.demand_for(a, lambda d: self.fit_demand(d, ())):
+                args.append(self.coerce(a, p.type))
         results = [] if f.result.is_void else [f.result.ir()]
         op = self.b.create("tt.call", args, results, {"callee": f.name})
         return op.results[0] if results else None

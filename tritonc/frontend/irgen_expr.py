@@ -11,6 +11,15 @@ Every expression was typed by sema; this module only picks IR operations (``ir/o
 * ``c ? *p : other`` becomes ``tt.load(p, mask=c, other=other)``; ``select`` and other
   ``?:`` forms an ``arith.select``; a scalar ``?:``, ``&&`` or ``||`` whose operand has side
   effects or loads becomes an ``scf.if`` (C short-circuit);
+* a branch of a ``?:`` whose condition is a tile is lowered under a *demand* (see
+  :attr:`ExprLowering.demand`): the lanes it is selected in (``c``, or ``!c`` for the false
+  branch, AND-ed with any enclosing demand). Every memory access lowered under a demand is masked
+  by it (loads, stores, atomics; masked-off lanes of a load are undefined, the ``select``
+  discards them), and variables assigned there keep their old value outside it. The demand
+  follows each operand back through the operations that move lanes: broadcasts (any lane of
+  the broadcast copies), reductions and ``@`` (any lane of the row/column), transposes and
+  reshapes (the same lane, moved); an operand with no lane-wise relation (a scalar in a tile
+  expression) is needed where any lane is;
 * ``a @ b`` is ``tt.dot(a, b, 0)`` with ``input_precision = "ieee"``; the canonicalizer folds
   a following ``acc + dot`` into the accumulator;
 * lvalues (``x``, ``*p``, ``*?(m) p``) are read and written through :class:`LRef`, which
@@ -19,13 +28,15 @@ Every expression was typed by sema; this module only picks IR operations (``ir/o
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Callable, Iterator
 
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import BOOL, CType, can_broadcast_to, convert_const, ir_int_value, wrap_int
-from tritonc.frontend.sema_info import ExprInfo, Symbol, has_effects, has_loads, is_deref
+from tritonc.frontend.sema_info import PURE_BUILTINS, ExprInfo, Symbol, has_effects, has_loads, is_deref
 from tritonc.ir.core import Value
-from tritonc.ir.types import I64, TileType, Type, tile_or_scalar
+from tritonc.ir.types import I1, I64, TileType, Type, tile_or_scalar
 
 _INT_OPS = {"+": "addi", "-": "subi", "*": "muli", "&": "andi", "|": "ori", "^": "xori", "<<": "shli"}
 _FLOAT_OPS = {"+": "addf", "-": "subf", "*": "mulf", "/": "divf", "%": "remf"}
@@ -70,6 +81,11 @@ class LRef:
 class ExprLowering:
     """Expression lowering; relies on ``IRGen`` for ``sema``, ``b``, ``env``, ``build_if``,
     ``assigned`` and the call lowering."""
+
+    #: Inside a branch of a tile ``?:``: an ``i1`` value (scalar or tile) that is true in the lanes
+    #: of the expression being lowered whose value is needed; it broadcasts (NumPy rules) to that
+    #: expression's shape. ``None``: every lane is needed (outside tile ``?:`` branches).
+    demand: Value | None = None
 
     # -- helpers ----------------------------------------------------------------------------------
     def info(self, e: ast.Expr) -> ExprInfo:
@@ -118,9 +134,18 @@ class ExprLowering:
                 with self.b.location(e.loc):
                     null = self.emit("tt.int_to_ptr", [self.const(info.const, CType("long"))], dst.element.ir())
                     return self.b.splat(null, dst.shape)
-        v = self.rvalue(e)
+        v = self.lower_reshaped(e, dst.shape) if self.demand is not None else self.rvalue(e)
         with self.b.location(e.loc):
             return self.convert(v, info.type, dst)
+
+    def lower_reshaped(self, e: ast.Expr, shape: tuple[int, ...]) -> Value:
+        """``rvalue(e)`` for a conversion to ``shape``; a reshape (not a broadcast) moves the demand
+        with the lanes."""
+        src = self.info(e).type.shape
+        if tuple(src) == tuple(shape) or can_broadcast_to(src, shape):
+            return self.rvalue(e)
+        with self.demand_for(e, lambda d: self.moved_demand(d, tuple(shape), tuple(src))):
+            return self.rvalue(e)
 
     def operand(self, x: ast.Expr | tuple[Value, CType], dst: CType) -> Value:
         """``coerce`` for an AST operand, ``convert`` for an already lowered ``(value, type)``."""
@@ -184,6 +209,125 @@ class ExprLowering:
     def not_(self, v: Value) -> Value:
         return self.emit("arith.xori", [v, self.b.constant(1, v.type)], v.type)
 
+    # -- demand: the lanes a branch of a tile ?: is selected in -----------------------------------
+    def touches_memory(self, e: ast.Node) -> bool:
+        """Whether lowering ``e`` may access memory or assign (what a demand masks): ``has_loads``
+        or ``has_effects``, cached for every node of the subtree (one pass, no recursion)."""
+        cache = self.__dict__.setdefault("_touches_memory", {})
+        stack = [(e, False)]
+        while stack:
+            n, children_done = stack.pop()
+            if id(n) in cache:
+                continue
+            if children_done:
+                cache[id(n)] = _accesses_memory(n) or any(cache[id(c)] for c in n.children())
+            else:
+                stack.append((n, True))
+                stack.extend((c, False) for c in n.children())
+        return cache[id(e)]
+
+    @contextmanager
+    def demanding(self, d: Value | None) -> Iterator[None]:
+        """Lower under demand ``d`` (``None``: every lane is needed)."""
+        saved, self.demand = self.demand, d
+        try:
+            yield
+        finally:
+            self.demand = saved
+
+    @contextmanager
+    def demand_for(self, operand: ast.Expr, fn: Callable[[Value], Value]) -> Iterator[None]:
+        """Lower ``operand`` of an operation that moves lanes: its demand is ``fn(demand)``, built
+        only when there is a demand and ``operand`` accesses memory."""
+        d = self.demand
+        with self.demanding(fn(d) if d is not None and self.touches_memory(operand) else None):
+            yield
+
+    def demand_mask(self, shape: tuple[int, ...], mask: Value | None = None) -> Value | None:
+        """``mask`` (``i1`` of ``shape``, or ``None``) AND the demand broadcast to ``shape``."""
+        if self.demand is None:
+            return mask
+        d = self.full_demand(self.demand, shape)
+        return d if mask is None else self.emit("arith.andi", [mask, d], mask.type)
+
+    def full_demand(self, d: Value, shape: tuple[int, ...]) -> Value:
+        shape = tuple(shape)
+        return self.b.broadcast_to(self.fit_demand(d, shape), shape)
+
+    def any_lane(self, v: Value, axis: int) -> Value:
+        """OR of the ``i1`` tile ``v`` along ``axis`` (a rank-1 tile gives a scalar)."""
+        shape = list(shape_of_value(v))
+        del shape[axis]
+        return self.emit("tt.reduce", [v], BOOL.with_shape(tuple(shape)).ir(), axis=axis, combine="ori")
+
+    def fit_demand(self, d: Value, shape: tuple[int, ...]) -> Value:
+        """The demand of an operand of ``shape`` that broadcasts into an element-wise result whose
+        demand is ``d``: an operand lane is needed where any result lane it is copied to is (OR
+        over the broadcast axes). An operand with no lane-wise relation to ``d`` (a scalar, an
+        incompatible shape) is needed where any lane is. The result broadcasts to ``shape``."""
+        ds, shape = shape_of_value(d), tuple(shape)
+        if ds == shape:
+            return d
+        n = max(len(ds), len(shape))
+        pd, ps = (1,) * (n - len(ds)) + ds, (1,) * (n - len(shape)) + shape
+        related = bool(shape) and all(a == b or 1 in (a, b) for a, b in zip(pd, ps))
+        lead, off = n - len(shape), n - len(ds)
+        # keep the axes of d that the operand has with the same size (or where d is 1)
+        keep = [related and i + off >= lead and (ds[i] == 1 or ps[i + off] == ds[i]) for i in range(len(ds))]
+        for i in reversed(range(len(ds))):
+            if not keep[i]:
+                d = self.any_lane(d, i)
+        if not related:
+            return d
+        at = 0  # re-insert the reduced axes that the operand has (size 1 there)
+        for i in range(len(ds)):
+            if i + off < lead:
+                continue
+            if not keep[i]:
+                d = self.emit("tt.expand_dims", [d], TileType(I1, shape_of_value(d)[:at] + (1,) + shape_of_value(d)[at:]),
+                              axis=at) if shape_of_value(d) else self.b.splat(d, (1,))
+            at += 1
+        return d
+
+    def moved_demand(self, d: Value, result: tuple[int, ...], operand: tuple[int, ...]) -> Value:
+        """The demand of the operand (of shape ``operand``) of a reshape to ``result``."""
+        d = self.full_demand(d, result)
+        if not operand:
+            return self.fit_demand(d, ())
+        return self.emit("tt.reshape", [d], TileType(I1, tuple(operand)))
+
+    def permuted_demand(self, d: Value, result: tuple[int, ...], order) -> Value:
+        """The demand of the operand of a transpose ``order`` (``result[i] = operand[order[i]]``)."""
+        d = self.full_demand(d, result)
+        inverse = [0] * len(order)
+        for i, k in enumerate(order):
+            inverse[k] = i
+        shape = tuple(result[i] for i in inverse)
+        return self.emit("tt.trans", [d], TileType(I1, shape), order=inverse)
+
+    def reduced_demand(self, d: Value, result: tuple[int, ...], axes, operand: tuple[int, ...]) -> Value:
+        """The demand of the operand (of shape ``operand``) of a reduction of ``axes`` (ascending)
+        to ``result``: each operand lane is needed where its reduced lane is."""
+        d = self.full_demand(d, result)
+        for axis in axes:
+            shape = shape_of_value(d)
+            d = self.emit("tt.expand_dims", [d], TileType(I1, shape[:axis] + (1,) + shape[axis:]), axis=axis) \
+                if shape else self.b.splat(d, (1,))
+        return self.b.broadcast_to(d, tuple(operand))
+
+    def plan_demand(self, d: Value, t: CType, plan: dict, result: tuple[int, ...]) -> Value:
+        """The demand of the operand (of type ``t``) of subscript ``plan`` (see :meth:`apply_plan`)."""
+        d = self.full_demand(d, result)
+        shape = tuple(s for i, s in enumerate(result) if i not in plan["newaxis"])
+        if shape != tuple(result):
+            d = self.moved_demand(d, tuple(result), shape)
+        permuted = tuple(t.shape[k] for k in plan["perm"]) if plan["perm"] else tuple(t.shape)
+        if plan["reduce"]:
+            d = self.reduced_demand(d, shape, sorted(axis for axis, _ in plan["reduce"]), permuted)
+        if plan["perm"]:
+            d = self.permuted_demand(d, permuted, plan["perm"])
+        return d
+
     # -- dispatch ---------------------------------------------------------------------------------
     def rvalue(self, e: ast.Expr) -> Value | None:
         """Lower ``e`` to a value of its sema type (``None`` for ``void``)."""
@@ -191,7 +335,15 @@ class ExprLowering:
         with self.b.location(e.loc):
             if info.const is not None and info.type.is_arith and not info.type.is_tile:
                 return self.const(info.const, info.type)
-            return getattr(self, "_lower_" + type(e).__name__)(e, info)
+            lower = getattr(self, "_lower_" + type(e).__name__)
+            if self.demand is None:
+                return lower(e, info)
+            saved = self.demand
+            self.demand = self.fit_demand(saved, info.type.shape) if self.touches_memory(e) else None
+            try:
+                return lower(e, info)
+            finally:
+                self.demand = saved
 
     def _lower_Identifier(self, e: ast.Identifier, info: ExprInfo) -> Value:
         return self.read(info.symbol)
@@ -219,11 +371,11 @@ class ExprLowering:
         if e.op in ("++", "--"):
             return self.incdec(e.operand, e.op, prefix=True)
         if e.op == "*":
-            return self.emit("tt.load", [self.rvalue(e.operand)], t.ir())
+            p = self.rvalue(e.operand)
+            mask = self.demand_mask(t.shape)
+            return self.emit("tt.load", [p] + ([mask] if mask is not None else []), t.ir())
         if e.op == "^":
-            v = self.rvalue(e.operand)
-            order = info.detail
-            return v if order == sorted(order) else self.emit("tt.trans", [v], t.ir(), order=order)
+            return self.transpose(e.operand, info.detail, t)
         if e.op == "!":
             src = self.info(e.operand).type
             return self.not_(self.coerce(e.operand, BOOL.with_shape(src.shape)))
@@ -235,6 +387,14 @@ class ExprLowering:
         if t.is_float:
             return self.emit("arith.negf", [v], v.type)
         return self.emit("arith.subi", [self.const(0, t), v], v.type)
+
+    def transpose(self, operand: ast.Expr, order: list[int], t: CType) -> Value:
+        """``tt.trans {order}`` of ``operand`` (nothing for the identity); the result is of type ``t``."""
+        if order == sorted(order):
+            return self.rvalue(operand)
+        with self.demand_for(operand, lambda d: self.permuted_demand(d, t.shape, order)):
+            v = self.rvalue(operand)
+        return self.emit("tt.trans", [v], t.ir(), order=list(order))
 
     def _lower_Postfix(self, e: ast.Postfix, info: ExprInfo) -> Value:
         return self.incdec(e.operand, e.op, prefix=False)
@@ -340,8 +500,15 @@ class ExprLowering:
 
     def dot(self, lhs: ast.Expr, rhs: ast.Expr, info: ExprInfo, acc: Value | None) -> Value:
         in_base, _ = info.detail
-        a = self.coerce(lhs, self.info(lhs).type.with_base(in_base))
-        b = self.coerce(rhs, self.info(rhs).type.with_base(in_base))
+        shape = info.type.shape
+        lt, rt = self.info(lhs).type, self.info(rhs).type
+        # a[i, k] is needed where any of row i of the product is, b[k, j] where any of column j is
+        with self.demand_for(lhs, lambda d: self.reduced_demand(self.any_lane(self.full_demand(d, shape), 1),
+                                                                shape[:1] + shape[2:], [1], lt.shape)):
+            a = self.coerce(lhs, lt.with_base(in_base))
+        with self.demand_for(rhs, lambda d: self.reduced_demand(self.any_lane(self.full_demand(d, shape), 0),
+                                                                shape[1:], [0], rt.shape)):
+            b = self.coerce(rhs, rt.with_base(in_base))
         if acc is None:
             acc = self.const(0, info.type)
         return self.emit("tt.dot", [a, b, acc], info.type.ir(), input_precision="ieee")
@@ -361,7 +528,21 @@ class ExprLowering:
             c = self.coerce(e.cond, BOOL)
             return self.build_if(c, lambda: [self.coerce(e.then, t)], lambda: [self.coerce(e.otherwise, t)],
                                  self.carried([e.then, e.otherwise]), [t])[0]
+        if self.info(e.cond).type.is_tile and (self.touches_memory(e.then) or self.touches_memory(e.otherwise)):
+            # each branch runs under its lanes: 'c ? *p * 2 : o' loads p only where c holds
+            c = self.coerce(e.cond, BOOL.with_shape(t.shape))
+            a = self.branch_value(e.then, t, c, False)
+            b = self.branch_value(e.otherwise, t, c, True)
+            return self.emit("arith.select", [c, a, b], t.ir())
         return self.select(e.cond, e.then, e.otherwise, t)
+
+    def branch_value(self, branch: ast.Expr, t: CType, c: Value, negate: bool) -> Value:
+        """``branch`` of a tile ``?:`` of condition ``c`` (``!c`` when ``negate``) converted to ``t``,
+        lowered under the demand of the lanes that select it."""
+        if not self.touches_memory(branch):
+            return self.coerce(branch, t)
+        with self.demanding(self.demand_mask(t.shape, self.not_(c) if negate else c)):
+            return self.coerce(branch, t)
 
     def select(self, cond: ast.Expr, a: ast.Expr, b: ast.Expr, t: CType) -> Value:
         ct = self.info(cond).type
@@ -373,18 +554,28 @@ class ExprLowering:
         to ``t``; masked-off lanes take ``other`` converted to ``t`` (an AST node or a value
         already of type ``t``), or are undefined without it."""
         shape = t.shape
+        selected = mask
+        mask = self.demand_mask(shape, mask)  # within an enclosing tile ?: branch, only its lanes
         if isinstance(deref, ast.MaskedDeref):
-            extra = self.coerce(deref.mask, BOOL.with_shape(self.info(deref.mask).type.shape))
+            with self.demanding(mask):
+                extra = self.coerce(deref.mask, BOOL.with_shape(self.info(deref.mask).type.shape))
             mask = self.emit("arith.andi", [mask, self.reshape(extra, shape_of_value(extra), shape)], mask.type)
             ptr_node = deref.pointer
         else:
             ptr_node = deref.operand
         pt = self.info(ptr_node).type
-        p = self.reshape(self.rvalue(ptr_node), pt.shape, shape)
+        with self.demanding(mask):
+            p = self.reshape(self.rvalue(ptr_node), pt.shape, shape)
         loaded_t = pt.pointee.with_shape(shape)
         if other is None:
             return self.convert(self.emit("tt.load", [p, mask], loaded_t.ir()), loaded_t, t)
-        other_v = other if isinstance(other, Value) else self.coerce(other, t)
+        if isinstance(other, Value):
+            other_v = other
+        elif self.touches_memory(other):  # 'c ? *p : *q * 2' evaluates the other side where !c
+            with self.demanding(self.demand_mask(shape, self.not_(selected))):
+                other_v = self.coerce(other, t)
+        else:
+            other_v = self.coerce(other, t)
         if loaded_t.element == t.element:
             return self.emit("tt.load", [p, mask, other_v], t.ir())
         loaded = self.convert(self.emit("tt.load", [p, mask], loaded_t.ir()), loaded_t, t)
@@ -408,12 +599,13 @@ class ExprLowering:
         """Read ``ref``; a memory read is masked by the predicate mask ``pm`` too (if given)."""
         if ref.sym is not None:
             return self.read(ref.sym)
-        mask = self.and_masks(ref.mask, pm)
+        mask = self.demand_mask(ref.type.shape, self.and_masks(ref.mask, pm))
         return self.emit("tt.load", [ref.ptr] + ([mask] if mask is not None else []), ref.type.ir())
 
     def write_ref(self, ref: LRef, v: Value, pm: Value | None) -> None:
         """Store ``v`` (already of ``ref.type``) into ``ref``, only where the predicate mask ``pm``
-        (of ``ref``'s shape, if given) holds."""
+        (of ``ref``'s shape, if given) and the demand hold."""
+        pm = self.demand_mask(ref.type.shape, pm)
         if ref.sym is not None:
             if pm is not None:
                 v = self.emit("arith.select", [pm, v, self.read(ref.sym)], v.type)
@@ -448,7 +640,14 @@ class ExprLowering:
 
     # -- subscripts, casts ------------------------------------------------------------------------
     def _lower_Subscript(self, e: ast.Subscript, info: ExprInfo) -> Value:
-        return self.apply_plan(self.rvalue(e.base), self.info(e.base).type, info.detail)
+        return self.subscript(e.base, info.detail, info.type)
+
+    def subscript(self, base: ast.Expr, plan: dict, t: CType) -> Value:
+        """Subscript ``plan`` applied to ``base``, giving type ``t``."""
+        bt = self.info(base).type
+        with self.demand_for(base, lambda d: self.plan_demand(d, bt, plan, t.shape)):
+            v = self.rvalue(base)
+        return self.apply_plan(v, bt, plan)
 
     def apply_plan(self, v: Value, t: CType, plan: dict) -> Value:
         """Apply a subscript plan (see ``ExprChecker._Subscript``) to ``v`` of type ``t``."""
@@ -483,6 +682,16 @@ class ExprLowering:
         if v.type == info.type.ir():
             return v
         return self.emit("arith.bitcast", [v], info.type.ir())
+
+
+def _accesses_memory(n: ast.Node) -> bool:
+    """Whether node ``n`` itself (not its operands) loads, stores or assigns: what makes
+    ``has_loads`` or ``has_effects`` true."""
+    if isinstance(n, (ast.MaskedDeref, ast.Assign, ast.Postfix)):
+        return True
+    if isinstance(n, ast.Unary):
+        return n.op in ("*", "++", "--")
+    return isinstance(n, ast.Call) and n.name not in PURE_BUILTINS
 
 
 def shape_of_value(v: Value) -> tuple[int, ...]:

@@ -14,7 +14,9 @@ Rules (C11 where the spec does not say otherwise):
 * ``lo ... hi`` needs integer constants and a power-of-two length;
 * ``a @ b`` needs tiles of equal rank >= 2 whose contracted and batch axes agree;
 * subscripts reshape, reduce and permute, using every operand axis exactly once;
-* ``c ? *p : other`` is recorded as a masked load (``kind='masked_then'``);
+* ``c ? *p : other`` is recorded as a masked load (``kind='masked_then'``); a branch of a
+  ``?:`` whose condition is a tile runs masked by it (irgen), so what cannot be masked is
+  rejected there (``atomic_cas``, memory-accessing ``__device__`` callees, loads in their arguments);
 * implicit conversions (:meth:`ExprChecker.check_convert`) convert element types and
   broadcast, or reshape between equal element counts; a tile never becomes a scalar.
 """
@@ -24,7 +26,7 @@ from tritonc.frontend import ast
 from tritonc.frontend.ctype import (BOOL, INT, LONG, VOID, CType, bitcast_const, broadcast_shapes,
                                     can_broadcast_to, common_base, convert_const, fits, fold_binary,
                                     format_shape, int_literal_base, promote, round_float, wrap_int)
-from tritonc.frontend.sema_info import ExprInfo, has_effects, has_loads, is_deref
+from tritonc.frontend.sema_info import PURE_BUILTINS, ExprInfo, has_effects, has_loads, is_deref
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _REDUCE_COMBINE = {"+": "add", "max": "max", "min": "min"}
@@ -314,6 +316,9 @@ class ExprChecker:
         t, f = self.value(e.then), self.value(e.otherwise)
         elem = self.common_value_type((e.then, t), (e.otherwise, f), e.loc)
         shape = self.broadcast(e.loc, c.type, t.type, f.type)
+        if c.type.is_tile:
+            for branch in (e.then, e.otherwise):
+                self.check_maskable(branch)
         if is_deref(e.then) and not has_effects(e.otherwise):
             kind = "masked_then"
         elif is_deref(e.otherwise) and not has_effects(e.then):
@@ -327,6 +332,29 @@ class ExprChecker:
             chosen = t if c.const else f
             const = convert_const(chosen.const, chosen.type.base, elem.base)
         return ExprInfo(elem.with_shape(shape), const, op_type=elem, kind=kind)
+
+    def check_maskable(self, branch: ast.Expr) -> None:
+        """A branch of a tile ``?:`` runs masked by its condition (irgen masks every load, store
+        and atomic in it); reject what cannot be masked: ``atomic_cas`` (no mask operand), calls
+        of ``__device__`` functions that access memory, and loads in the arguments of a call
+        (the callee may move lanes, so no mask of the branch applies to them)."""
+        for n in branch.walk():
+            if not isinstance(n, ast.Call):
+                continue
+            info = self.result.exprs.get(id(n))
+            kind = info.kind if info is not None else None
+            spelling = n.spelling or n.name
+            if kind == "cas":
+                raise self.error(f"'{spelling}' cannot be masked, so it cannot be in a branch of a '?:' whose "
+                                 f"condition is a tile", n.loc)
+            if kind == "device":
+                if _accesses_memory(self.funcs, n.name, set()):
+                    raise self.error(f"'{n.name}' accesses memory, which cannot be masked in a call from a branch "
+                                     f"of a '?:' whose condition is a tile", n.loc)
+                for a in n.args:
+                    if has_loads(a):
+                        raise self.error(f"a load in an argument of '{n.name}' cannot be masked by the condition "
+                                         f"of a tile '?:'; load it before the call", a.loc)
 
     def common_value_type(self, a: tuple[ast.Expr, ExprInfo], b: tuple[ast.Expr, ExprInfo], loc) -> CType:
         """Element type of ``c ? a : b`` / ``select``: arithmetic conversions or equal pointers."""
@@ -453,3 +481,18 @@ class ExprChecker:
         if axis not in (0, 1, 2):
             raise self.error(f"the axis of 'get_global_range' must be 0, 1 or 2, not {axis}", e.axis.loc)
         return ExprInfo(INT.with_shape((n,)), detail=(n, axis))
+
+
+def _accesses_memory(funcs: dict, name: str, seen: set[str]) -> bool:
+    """Whether ``__device__`` function ``name`` (or one it calls) loads, stores, uses an atomic
+    or a barrier."""
+    if name in seen or name not in funcs:
+        return False
+    seen.add(name)
+    for n in funcs[name].node.body.walk():
+        if isinstance(n, ast.MaskedDeref) or (isinstance(n, ast.Unary) and n.op == "*"):
+            return True
+        if isinstance(n, ast.Call) and n.name not in PURE_BUILTINS:
+            if n.name not in funcs or _accesses_memory(funcs, n.name, seen):
+                return True
+    return False
