@@ -329,17 +329,42 @@ def solve_dense_forward(problem: DenseForwardProblem[State], scope: Module | Fun
 
 
 class _DenseForwardSolver(Generic[State]):
+    """Walks blocks in program order; loops iterate to their head's fixpoint.
+
+    Walks are memoised per ``(block, entry state)`` (states are hashable): without that, every
+    level of loop nesting multiplies the walks of the inner loops by the trips its own
+    fixpoint needs, exponential in the depth. A memo hit replays the states the walk recorded
+    for the ops inside the block, so the recorded states stay those of the latest walk.
+    """
+
     def __init__(self, problem: DenseForwardProblem[State]):
         self.problem = problem
         self.before: dict[Operation, State] = {}
         self.after: dict[Operation, State] = {}
+        self._memo: dict[tuple[Block, State], tuple[State, dict, dict]] = {}
 
     def block(self, block: Block, state: State) -> State:
         """The state after the last op of ``block`` given the state before its first op."""
-        for op in block.ops:
-            self.before[op] = state
-            state = self.op(op, state)
-            self.after[op] = state
+        key = (block, state)
+        hit = self._memo.get(key)
+        if hit is not None:
+            end, before, after = hit
+            self.before.update(before)
+            self.after.update(after)
+            return end
+        outer_before, outer_after = self.before, self.after
+        self.before, self.after = {}, {}
+        try:
+            for op in block.ops:
+                self.before[op] = state
+                state = self.op(op, state)
+                self.after[op] = state
+        finally:
+            inner_before, inner_after = self.before, self.after
+            self.before, self.after = outer_before, outer_after
+            outer_before.update(inner_before)
+            outer_after.update(inner_after)
+        self._memo[key] = (state, inner_before, inner_after)
         return state
 
     def loop_head(self, entry: State, trip) -> State:
