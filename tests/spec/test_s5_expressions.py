@@ -960,7 +960,7 @@ __global__ void accumulate(int *lock, float *out, float *x) {
   atomic_xchg(lock, 0);
 }""", grid=8, seeds=(None, 1, 2, 3), args=lambda: [zeros(1, dtype=i32), zeros(1), np.arange(8, dtype=f32)],
          expect=lambda a: {0: [0], 1: [28.0]}, ir="CHECK: scf.while\nCHECK: tt.atomic_cas\nCHECK: tt.atomic_rmw",
-         gpu=False),  # relaxed atomics and plain loads: a GPU may read a stale L1 line in the critical section
+         gpu=True),  # scalar atomics are CTA-wide acquire-release points (docs/language.md 7.11)
     Rule("atomic_spin_lock_paper_for", """
 __global__ void accumulate(int *plock, int *count, int *out) {
   for (int r = 1; r == 1; r = atomic_cas(plock, 0, 1));
@@ -970,7 +970,7 @@ __global__ void accumulate(int *plock, int *count, int *out) {
   atomic_xchg(plock, 0);
 }""", grid=6, seeds=(None, 4), args=lambda: [zeros(1, dtype=i32), zeros(1, dtype=i32), np.full(6, -1, i32)],
          expect=lambda a: {0: [0], 1: [6]}, check=lambda o, i: np.testing.assert_array_equal(np.sort(o[2]), np.arange(6)),
-         ir="CHECK: scf.while\nCHECK: tt.atomic_cas %plock\nCHECK: tt.atomic_rmw %plock", gpu=False),
+         ir="CHECK: scf.while\nCHECK: tt.atomic_cas %plock\nCHECK: tt.atomic_rmw %plock", gpu=True),
 
     # ---------------------------------------------------------------- barrier
     Rule("debug_barrier_orders_store_and_reload", """
