@@ -8,16 +8,15 @@ half-written: every output is computed first, then written to a temporary file a
 """
 from __future__ import annotations
 
-import errno
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
 from . import __version__
 from .diagnostics import CompileError, InternalCompilerError, SourceManager
+from .files import write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
 EXAMPLES = """\b
@@ -89,68 +88,6 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
     else:
         base = Path(source).stem if source != "-" else "a"
     return {k: base + EMIT_SUFFIXES[k] for k in kinds}
-
-
-def _new_file_mode() -> int:
-    """The mode ``open()`` would give a new file: 0o666 less the umask (mkstemp's is 0o600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _temp_next_to(path: str, data: str | bytes) -> str:
-    """Write ``data`` to a new temporary file in the folder of ``path``; return its name."""
-    if os.path.isdir(path):  # found now, before any output is renamed into place
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except FileExistsError:  # a file where the folder should be: say so, not "File exists"
-        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), folder) from None
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tritonc-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, _new_file_mode())
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return tmp
-
-
-def write_atomically(path: str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
-    write_all_atomically({path: data})
-
-
-def write_all_atomically(outputs: dict[str, str | bytes]) -> None:
-    """Write every ``path: data`` of ``outputs``, or none of them.
-
-    Every output goes to a temporary file next to its path first; only when all are written
-    are they renamed into place, so an unwritable path leaves no other output behind either.
-
-    Raises:
-        OSError: with ``filename`` set to the path that could not be written.
-    """
-    temps: dict[str, str] = {}
-    try:
-        for path, data in outputs.items():
-            try:
-                temps[path] = _temp_next_to(path, data)
-            except OSError as e:
-                e.filename = path
-                raise
-        for path, tmp in list(temps.items()):
-            try:
-                os.replace(tmp, path)
-            except OSError as e:
-                e.filename = path
-                raise
-            del temps[path]
-    finally:
-        for tmp in temps.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)

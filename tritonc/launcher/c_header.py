@@ -47,6 +47,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import tritonc
+from tritonc.files import write_atomically
 from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, KernelParam
 
 #: Above this many bytes of dynamic shared memory a kernel needs an explicit opt-in.
@@ -474,17 +475,6 @@ def write_c_header(path: str, kernels: CompiledKernel | Sequence[CompiledKernel]
                    command: str | None = None) -> None:
     """Write :func:`generate_c_header` output to ``path`` atomically (temp file + rename)."""
     import os
-    import tempfile
-
     text = generate_c_header(kernels, header_name=os.path.basename(path), command=command)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tritonc-", suffix=".h", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, text)
 

@@ -26,6 +26,7 @@ import os
 from collections.abc import Sequence
 
 import tritonc
+from tritonc.files import write_atomically
 from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, KernelParam
 
 _RUNTIME_MARKER = "# ---- runtime ----\n"
@@ -210,17 +211,6 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
 def write_python_module(path: str, kernels: CompiledKernel | Sequence[CompiledKernel], *,
                         command: str | None = None) -> None:
     """Write :func:`generate_python_module` output to ``path`` atomically (temp file + rename)."""
-    import tempfile
-
     name = os.path.splitext(os.path.basename(path))[0]
     text = generate_python_module(kernels, module_name=name, command=command)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tritonc-", suffix=".py", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, text)

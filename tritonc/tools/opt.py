@@ -19,14 +19,13 @@ Exit status: 0 success; 1 bad input (IR that does not parse or verify, printed a
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import TextIO
 
 from ..diagnostics import InternalCompilerError
+from ..files import write_atomically
 from ..ir.ops import VerifyError
 from ..ir.parser import IRParseError, parse_module
 from ..ir.printer import print_module
@@ -55,18 +54,6 @@ def _argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-passes", action="store_true", help="list the registered passes and exit")
     p.add_argument("--print-analysis", metavar="NAME", help="print the result annotated with analysis NAME (axis-info)")
     return p
-
-
-def _write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tritonc-opt-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def run(argv: list[str], stdout: TextIO, stderr: TextIO, stdin: TextIO | None = None) -> int:
@@ -128,7 +115,7 @@ def run(argv: list[str], stdout: TextIO, stderr: TextIO, stdin: TextIO | None = 
     if args.output == "-":
         stdout.write(result)
     else:
-        _write_atomically(args.output, result)
+        write_atomically(args.output, result)
     return 0
 
 
