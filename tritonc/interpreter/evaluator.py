@@ -370,6 +370,8 @@ SIMPLE: dict[str, Callable[[Evaluator, Operation, list], Any]] = {
     "ttg.local_store": _local_store,
     "ttg.memdesc_subview": lambda ev, op, v: v[0][int(v[1])],
     "ttg.memdesc_trans": lambda ev, op, v: np.transpose(v[0], tuple(op.attrs["order"])),
+    "ttg.memdesc_subslice": lambda ev, op, v: v[0][tuple(slice(o, o + n) for o, n in
+                                                        zip(op.attrs["offsets"], shape_of(op.results[0].type)))],
     "ttg.async_copy_global_to_local": _async_copy,
     "ttg.async_commit_group": lambda ev, op, v: None,
     "ttg.async_wait": lambda ev, op, v: None,

@@ -206,8 +206,19 @@ class _Parser:
                 break
             self.t.expect(",")
         layout = self.layout() if self.t.peek()[0] == "alias" else None
+        alloc = None
+        if self.t.accept(","):
+            self.t.expect("alloc")
+            self.t.expect("[")
+            alloc = []
+            while True:
+                alloc.append(int(self.t.expect_kind("number")))
+                if self.t.accept("]"):
+                    break
+                self.t.expect(",")
+            alloc = tuple(alloc)
         self.t.expect(">")
-        return MemDescType(element, tuple(shape), layout)
+        return MemDescType(element, tuple(shape), layout, alloc)
 
     # -- values -----------------------------------------------------------------------------
     @staticmethod

@@ -122,7 +122,8 @@ class Printer:
         if isinstance(t, TileType) and t.layout is not None:
             return f"{t.element}[{','.join(map(str, t.shape))}] {self.layout_text(t.layout)}"
         if isinstance(t, MemDescType) and t.layout is not None:
-            return f"!ttg.memdesc<{t.element}[{','.join(map(str, t.shape))}] {self.layout_text(t.layout)}>"
+            alloc = "" if t.alloc_shape is None else f", alloc [{','.join(map(str, t.alloc_shape))}]"
+            return f"!ttg.memdesc<{t.element}[{','.join(map(str, t.shape))}] {self.layout_text(t.layout)}{alloc}>"
         return str(t)
 
     # -- values -----------------------------------------------------------------------------

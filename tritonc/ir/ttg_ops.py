@@ -21,6 +21,9 @@ each op declares are registered next to its lowering, ``codegen/llvm/shared_ops.
   first dimension) of a multi-buffer ``[S, ...]``: a view of shape ``src.shape[1:]``.
 * ``ttg.memdesc_trans(src) {order} -> memdesc``: the same memory seen with its dimensions
   permuted (``result.shape[i] = src.shape[order[i]]``).
+* ``ttg.memdesc_subslice(src) {offsets} -> memdesc``: the part of ``src`` of the result's
+  shape starting at ``offsets`` (a K slice of an operand tile); the result's ``alloc_shape``
+  is the whole buffer's, whose layout addresses it.
 * ``ttg.async_copy_global_to_local(ptr, dst, mask?, other?) {mask_kind?}``: start copying
   the elements ``ptr`` (a pointer tile of ``dst``'s shape) points to into ``dst``
   (``cp.async``); a masked-off element is written as zero (``other``, when present, must be
@@ -117,7 +120,7 @@ def _verify_subview(op) -> None:
     res = _memdesc(op, op.result, "result")
     if op.operands[1].type != I32:
         _fail(op, f"the slot index must be an i32, got {op.operands[1].type}")
-    if src.rank < 2 or res.shape != src.shape[1:] or res.element != src.element:
+    if src.rank < 2 or res.shape != src.shape[1:] or res.element != src.element or src.alloc_shape is not None:
         _fail(op, f"a slot of {src} cannot be {res}")
     if res.layout != subview_layout(src.layout):
         _fail(op, f"a slot of {src} has layout {subview_layout(src.layout)}, not {res.layout}")
@@ -133,6 +136,21 @@ def _verify_memdesc_trans(op) -> None:
         _fail(op, f"trans {order} of {src} cannot be {res}")
     if res.layout != trans_shared_layout(src.layout, order):
         _fail(op, f"trans {order} of {src} has layout {trans_shared_layout(src.layout, order)}")
+    want_alloc = None if src.alloc_shape is None else tuple(src.alloc_shape[o] for o in order)
+    if res.alloc_shape != want_alloc:
+        _fail(op, f"trans {order} of {src} has alloc shape {want_alloc}")
+
+
+def _verify_subslice(op) -> None:
+    src = _memdesc(op, op.operands[0], "source")
+    res = _memdesc(op, op.result, "result")
+    offsets = list(op.attrs["offsets"])
+    if len(offsets) != src.rank or res.rank != src.rank or res.element != src.element:
+        _fail(op, f"a slice of {src} cannot be {res} at {offsets}")
+    if any(o < 0 or o + r > s for o, r, s in zip(offsets, res.shape, src.shape)):
+        _fail(op, f"slice {res.shape} at {offsets} is outside {src.shape}")
+    if res.layout != src.layout or res.full_shape != src.full_shape:
+        _fail(op, f"a slice keeps the layout and whole shape of {src}, got {res}")
 
 
 def _verify_async_copy(op) -> None:
@@ -172,6 +190,8 @@ register_op(OpDef("ttg.memdesc_subview", operands=("src", "index"), verify=_veri
                   doc="One slot of a multi-buffer."))
 register_op(OpDef("ttg.memdesc_trans", operands=("src",), attrs=("order",), verify=_verify_memdesc_trans,
                   doc="A buffer seen with permuted dimensions."))
+register_op(OpDef("ttg.memdesc_subslice", operands=("src",), attrs=("offsets",), verify=_verify_subslice,
+                  doc="A static sub-slice of a buffer."))
 register_op(OpDef("ttg.async_copy_global_to_local", operands=("ptr", "dst", "mask?", "other?"), num_results=0,
                   pure=False, verify=_verify_async_copy, doc="cp.async from global memory into a buffer."))
 register_op(OpDef("ttg.async_commit_group", num_results=0, pure=False, doc="cp.async.commit_group"))

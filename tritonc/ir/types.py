@@ -117,11 +117,22 @@ class TileType(Type):
 @dataclass(frozen=True)
 class MemDescType(Type):
     """A shared-memory buffer of ``element``s (see the module docstring); ``layout`` is a
-    ``SharedLayout`` (``None`` only in hand-written IR before layouts are chosen)."""
+    ``SharedLayout`` (``None`` only in hand-written IR before layouts are chosen).
+
+    ``alloc_shape`` (``None``: ``shape``) is the shape of the buffer this one is a sub-slice of
+    (``ttg.memdesc_subslice``): its layout (row length, swizzle) is that of the whole; text
+    ``!ttg.memdesc<f16[128,16] #shared0, alloc [128,64]>``.
+    """
 
     element: ScalarType
     shape: tuple[int, ...]
     layout: "Layout | None" = None
+    alloc_shape: tuple[int, ...] | None = None
+
+    @property
+    def full_shape(self) -> tuple[int, ...]:
+        """The shape whose layout addresses this buffer (``alloc_shape`` or ``shape``)."""
+        return self.alloc_shape if self.alloc_shape is not None else self.shape
 
     @property
     def rank(self) -> int:
@@ -143,6 +154,8 @@ class MemDescType(Type):
         text = f"{self.element}[{','.join(map(str, self.shape))}]"
         if self.layout is not None:
             text += f" {self.layout}"
+        if self.alloc_shape is not None:
+            text += f", alloc [{','.join(map(str, self.alloc_shape))}]"
         return f"!ttg.memdesc<{text}>"
 
 

@@ -278,6 +278,120 @@ def test_cases() -> list[tuple[Config, str, bool, bool]]:
     return cases
 
 
+#: Problem sizes of the GPU tests: ragged, K shorter than a 4-stage prologue, one row.
+TEST_SIZES = [(333, 517, 250), (100, 70, 40), (64, 64, 16), (1, 8, 1000)]
+
+
+def run_tests(torch, arch: str, outdir: Path) -> int:
+    """The GPU tests without pytest (same cases as tests/gpu/test_mma_gpu.py); returns failures."""
+    failures = 0
+    for cfg, dtype, a_col, b_col in test_cases():
+        row = Row("test", dtype, a_col, b_col, TEST_SIZES[0], cfg)
+        tag = f"{dtype} {row.layout} {cfg}"
+        try:
+            mod, _ = compile_row(row, arch, outdir)
+        except Exception as e:
+            print(f"test {tag}: FAIL compile {type(e).__name__}: {str(e)[:300]}", flush=True)
+            failures += 1
+            continue
+        worst, bad = 0.0, []
+        for size in TEST_SIZES:
+            for seed in (0, 1):
+                try:
+                    ok, err, msg = check(torch, mod, Row("test", dtype, a_col, b_col, size, cfg), seed=seed)
+                except Exception as e:
+                    ok, err, msg = False, math.inf, f"{type(e).__name__}: {str(e)[:200]}"
+                worst = max(worst, err)
+                if not ok:
+                    bad.append(f"{size}/{seed}: {msg}")
+        failures += bool(bad)
+        print(f"test {tag}: {'ok' if not bad else 'FAIL ' + '; '.join(bad[:3])} (worst {worst:.1e})", flush=True)
+    splitk = CompileOptions(defines={"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "SPLITK": "4", "GROUP_M": "8"},
+                            arch=arch, num_warps=4)
+    mod, _ = load_module(f"splitk_matmul_{arch}", ROOT / "examples" / "splitk_matmul.tri", splitk, outdir)
+    for M, N, K in [(33, 8, 1000), (1001, 776, 550), (100, 200, 3001)]:
+        a = torch.randn(M, round_up(K), device="cuda").half()[:, :K]
+        b = torch.randn(K, N, device="cuda").half()
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+        tiles = cdiv(M, 64) * cdiv(N, 64)
+        locks = torch.zeros(2 * tiles, device="cuda", dtype=torch.int32)
+        mod.splitk_matmul(a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), locks, grid=(tiles, 1, 4))
+        torch.cuda.synchronize()
+        ref = a.double() @ b.double()
+        err = ((c.double() - ref).norm() / ref.norm()).item() if torch.isfinite(c).all() else math.inf
+        ok = err < 1e-2 and bool((locks == 0).all())
+        failures += not ok
+        print(f"test splitk_matmul {M}x{N}x{K}: {'ok' if ok else 'FAIL'} (error {err:.1e})", flush=True)
+    return failures
+
+
+#: ``--experiments``: (tag, code-generation flags, configuration) of fp16 4096^3 NN variants.
+#: Flags: ``fragment_prefetch`` (``dot_mma.FRAGMENT_PREFETCH``), ``slice_prefetch``
+#: (``software_pipeline.SLICE_PREFETCH``).
+EXPERIMENTS = [
+    ("v0", dict(fragment_prefetch=False, slice_prefetch=False), Config(128, 256, 64, 8, 3)),
+    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 64, 8, 3)),
+    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 64, 8, 3)),
+    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 64, 8, 4)),
+    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 32, 8, 4)),
+    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 32, 8, 4)),
+    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 128, 64, 4, 3)),
+    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 128, 64, 4, 3)),
+    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(256, 128, 64, 8, 3)),
+    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(256, 128, 64, 8, 3)),
+    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 64, 8, 3, 4)),
+    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 64, 8, 3, 16)),
+    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 64, 8, 3, 16)),
+]
+
+
+def codegen_flags(**flags):
+    """Set the code-generation flags of :data:`EXPERIMENTS`; returns the previous values."""
+    from tritonc.codegen.llvm import dot_mma
+    from tritonc.transforms import software_pipeline
+
+    old = dict(fragment_prefetch=dot_mma.FRAGMENT_PREFETCH, slice_prefetch=software_pipeline.SLICE_PREFETCH)
+    if "fragment_prefetch" in flags:
+        dot_mma.FRAGMENT_PREFETCH = flags["fragment_prefetch"]
+    if "slice_prefetch" in flags:
+        software_pipeline.SLICE_PREFETCH = flags["slice_prefetch"]
+    return old
+
+
+def experiment_name(tag: str, cfg: Config, arch: str, what: str = "mm") -> str:
+    return f"exp_{what}_{tag}_{cfg.tm}_{cfg.tn}_{cfg.tk}_{cfg.num_warps}_{cfg.num_stages}_{cfg.group_m}_{arch}"
+
+
+def run_experiments(torch, arch: str, outdir: Path) -> None:
+    """Time each of :data:`EXPERIMENTS` (prebuilt, or compiled with its flags) at fp16 4096^3,
+    and the ceiling kernel with and without the fragment prefetch."""
+    for tag, flags, cfg in EXPERIMENTS:
+        row = Row("exp", "float16", False, False, (4096, 4096, 4096), cfg)
+        name, options = row_options(row, arch)
+        old = codegen_flags(**flags)
+        try:
+            mod, _ = load_module(experiment_name(tag, cfg, arch), KERNEL, options, outdir)
+            ok, err, _ = check(torch, mod, row)
+            ms = bench_row(torch, mod, row, sides=("tritonc",))["tritonc"] if ok else None
+            big = Row("exp", "float16", False, False, (8192, 8192, 8192), cfg)
+            ms8 = bench_row(torch, mod, big, sides=("tritonc",))["tritonc"] if ok else None
+            print(f"experiment {tag} {cfg} g{cfg.group_m}: {'ok' if ok else 'FAIL'} 4096^3 {tflops(row, ms)} "
+                  f"8192^3 {tflops(big, ms8)} TFLOP/s", flush=True)
+        except Exception as e:
+            print(f"experiment {tag} {cfg}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        finally:
+            codegen_flags(**old)
+    for prefetch in (False, True):
+        old = codegen_flags(fragment_prefetch=prefetch)
+        try:
+            name, options = peak_options("float16", arch)
+            tag = "pf" if prefetch else "nopf"
+            print(f"experiment mma ceiling fragment_prefetch={prefetch}: "
+                  f"{mma_peak(torch, arch, outdir, 'float16', module_name=f'exp_{tag}_{name}'):.0f} TFLOP/s", flush=True)
+        finally:
+            codegen_flags(**old)
+
+
 def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
     """Write the launcher modules of every row, sweep configuration, test case and the peak
     kernel to ``outdir`` (for ``TRITONC_PREBUILT`` on a machine that cannot compile)."""
@@ -289,26 +403,38 @@ def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
     splitk = CompileOptions(defines={"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "SPLITK": "4", "GROUP_M": "8"},
                             arch=arch, num_warps=4)
     jobs += [(f"splitk_matmul_{arch}", splitk, ROOT / "examples" / "splitk_matmul.tri")]
+    flagged = []  # (name, options, source, flags)
+    for tag, flags, cfg in EXPERIMENTS:
+        name, options = row_options(Row("exp", "float16", False, False, (4096,) * 3, cfg), arch)
+        flagged.append((experiment_name(tag, cfg, arch), options, KERNEL, flags))
+    for prefetch in (False, True):
+        name, options = peak_options("float16", arch)
+        flagged.append((f"exp_{'pf' if prefetch else 'nopf'}_{name}", options, PEAK_KERNEL,
+                        dict(fragment_prefetch=prefetch)))
     written = []
-    for name, options, source in jobs:
+    for name, options, source, flags in [j + ({},) for j in jobs] + flagged:
         path = outdir / f"{name}.py"
         if not path.exists():
             t0 = time.perf_counter()
-            path.write_text(Compilation(source, options).python_module)
+            old = codegen_flags(**flags)
+            try:
+                path.write_text(Compilation(source, options).python_module)
+            finally:
+                codegen_flags(**old)
             print(f"  {name}: {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
         written.append(name)
     return written
 
 
 def mma_peak(torch, arch: str, outdir: Path, dtype: str = "float16", tile=(128, 256, 64), num_warps: int = 8,
-             iters: int = 4096) -> float:
+             iters: int = 4096, module_name: str | None = None) -> float:
     """TFLOP/s of ``benchmarks/kernels/mma_peak.tri``: ldmatrix + mma.sync from shared memory,
     no global memory in the loop; 4 programs per SM."""
     from triton.testing import do_bench
 
     tm, tn, tk = tile
     name, options = peak_options(dtype, arch, tile, num_warps)
-    mod, _ = load_module(name, PEAK_KERNEL, options, outdir)
+    mod, _ = load_module(module_name or name, PEAK_KERNEL, options, outdir)
     programs = 4 * torch.cuda.get_device_properties(0).multi_processor_count
     dt = getattr(torch, dtype)
     a = torch.randn(tm, tk, device="cuda").to(dt)
@@ -331,6 +457,9 @@ def main(argv=None) -> int:
     p.add_argument("--peak", action="store_true", help="also measure the mma.sync ceiling (mma_peak.tri)")
     p.add_argument("--sweep", action="store_true", help="also time fp16 4096^3 in each of SWEEP's configurations")
     p.add_argument("--prebuild", metavar="DIR", help="only write every launcher module to DIR (no GPU needed)")
+    p.add_argument("--test", action="store_true", help="first run the GPU test cases (tests/gpu/test_mma_gpu.py)")
+    p.add_argument("--no-rows", action="store_true", help="skip the table rows")
+    p.add_argument("--experiments", action="store_true", help="also time the EXPERIMENTS variants")
     args = p.parse_args(argv)
     if args.prebuild:
         print(f"{len(prebuild(Path(args.prebuild)))} modules in {args.prebuild}")
@@ -340,16 +469,21 @@ def main(argv=None) -> int:
 
     major, minor = torch.cuda.get_device_capability()
     arch = f"sm_{major}{minor}" if f"sm_{major}{minor}" in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80"
-    rows = [r for r in ROWS if not args.rows or r.name in args.rows.split(",")]
+    rows = [] if args.no_rows else [r for r in ROWS if not args.rows or r.name in args.rows.split(",")]
     print(f"bench_matmul: {torch.cuda.get_device_name()} ({arch}), torch {torch.__version__}, triton {triton.__version__}")
     lines = ["| row | M x N x K | config | check | rel err | tritonc ms | cuBLAS ms | Triton ms | tritonc TFLOP/s "
              "| cuBLAS TFLOP/s | Triton TFLOP/s | vs cuBLAS | vs Triton |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
+        if args.test:
+            failed += run_tests(torch, arch, Path(tmp))
         for row in rows:
-            mod, secs = compile_row(row, arch, Path(tmp))
-            ok, err, msg = check(torch, mod, row)
+            try:
+                mod, secs = compile_row(row, arch, Path(tmp))
+                ok, err, msg = check(torch, mod, row)
+            except Exception as e:
+                mod, secs, ok, err, msg = None, 0.0, False, math.inf, f"{type(e).__name__}: {str(e)[:300]}"
             failed += not ok
             times = {} if args.quick or not ok else bench_row(torch, mod, row)
             tc, tt, tr = times.get("tritonc"), times.get("torch"), times.get("triton")
@@ -359,6 +493,8 @@ def main(argv=None) -> int:
                          f"| {err:.1e} | {ms(tc)} | {ms(tt)} | {ms(tr)} | {tflops(row, tc)} | {tflops(row, tt)} "
                          f"| {tflops(row, tr)} | {ratio(tt)} | {ratio(tr)} |")
             print(f"  {row.name}: compiled in {secs:.1f}s, {'ok' if ok else 'FAIL ' + msg}", file=sys.stderr, flush=True)
+        if args.experiments:
+            run_experiments(torch, arch, Path(tmp))
         if args.sweep:
             for cfg in SWEEP:
                 row = Row("sweep", "float16", False, False, (4096, 4096, 4096), cfg)

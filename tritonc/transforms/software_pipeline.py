@@ -51,6 +51,17 @@ once before the loop. The ring's layout is the swizzled layout of ``accelerate-m
 (``swizzled_layout``) along the pointer's memory order, so ``ldmatrix`` reads it without bank
 conflicts; a ``tt.trans`` between load and allocation becomes a ``ttg.memdesc_trans`` view.
 
+K-slice prefetch (``slice_prefetch`` option, off by default: see ``benchmarks/RESULTS.md``),
+CUTLASS's multistage main loop: when the loop's one dot reads both operands straight from
+the rings and its K holds two or more mma steps, the prologue copies ``S`` iterations (all
+slots), waits for slot 0 and loads its first K slice (``ttg.memdesc_subslice``); the dot is
+split into one dot per K slice, the fragments of slice ``kk + 1`` loaded before the dot of
+slice ``kk``; before the last slice's dot: ``async_wait {num = S-2}``, ``gpu.barrier``, the copy
+for iteration ``i + S`` into the slot just read (every thread finished reading it before this
+barrier), and the load of the next slot's slice 0, carried into the next trip. One barrier
+per trip, with the last slice's mma still to issue after it, so the tensor cores do not
+wait for the barrier; the price is a second set of fragment registers.
+
 The loop stays correct for any trip count: copies for iterations that do not exist are
 masked off (they read nothing and write zeros nobody reads), and the ring is waited for after
 the loop before its shared memory can be reused.
@@ -63,7 +74,8 @@ from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.builder import Builder
 from tritonc.ir.clone import clone_op
 from tritonc.ir.core import Block, BlockArgument, Module, Operation, Region, Value
-from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, SliceLayout
+from tritonc.ir.ttg_ops import trans_shared_layout
 from tritonc.ir.ops import get_opdef
 from tritonc.ir.types import I1, I32, MemDescType, PointerType, TileType, element_type
 from tritonc.passes import AnalysisManager, Pass, register_pass
@@ -71,6 +83,10 @@ from tritonc.passes import AnalysisManager, Pass, register_pass
 from .accelerate_matmul import swizzled_layout
 from .assign_layouts import trans_layout
 from .coalesce import WARP_SIZE, blocked_layout
+
+#: Split the dot into K slices, prefetching slice kk + 1 before the mma of slice kk and the
+#: next trip's slice 0 right after the one barrier per trip (see the module docstring).
+SLICE_PREFETCH = False
 
 _SAME_LAYOUT_PREFIXES = ("arith.", "math.")
 _SAME_LAYOUT_OPS = {"tt.addptr", "tt.ptr_to_int", "tt.int_to_ptr", "tt.splat", "tt.make_range"}
@@ -280,8 +296,9 @@ def _operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
 
 
 class SoftwarePipeliner:
-    def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis):
+    def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis, slice_prefetch: bool = False):
         self.S, self.num_warps, self.axis = num_stages, num_warps, axis
+        self.slice_prefetch = slice_prefetch
 
     # -- analysis ----------------------------------------------------------------------------
     def candidate(self, load: Operation, body: Block) -> Candidate | None:
@@ -386,6 +403,32 @@ class SoftwarePipeliner:
         return plan
 
     # -- transformation ----------------------------------------------------------------------
+    def slice_target(self, plan: LoopPlan):
+        """``(dot, load_a, load_b, k_slice)`` when the loop's one dot reads both operands straight
+        from pipelined buffers and its K holds at least two mma steps (see ``SLICE_PREFETCH``)."""
+        if not self.slice_prefetch:
+            return None
+        body = plan.loop.regions[0].block
+        allocs = {c.alloc.result: c for c in plan.candidates}
+        dots = [op for op in body.ops if op.name == "tt.dot"]
+        if len(dots) != 1:
+            return None
+        dot = dots[0]
+        loads = []
+        for x in dot.operands[:2]:
+            ld = getattr(x, "op", None)
+            if ld is None or ld.name != "ttg.local_load" or ld.parent is not body or len(x.uses) != 1 \
+                    or ld.operands[0] not in allocs:
+                return None
+            loads.append(ld)
+        a_layout = dot.operands[0].type.layout
+        if not isinstance(a_layout, DotOperandLayout):
+            return None
+        k_slice = 8 * a_layout.k_width
+        if dot.operands[0].type.shape[1] < 2 * k_slice:
+            return None
+        return dot, loads[0], loads[1], k_slice
+
     def rewrite(self, plan: LoopPlan) -> None:
         S = self.S
         loop = plan.loop
@@ -398,6 +441,8 @@ class SoftwarePipeliner:
         yield_op = body.terminator
         pre = Builder().before(loop)
         hoisted: dict = {}
+        target = self.slice_target(plan)
+        ahead_by = S if target else S - 1  # iterations between a copy and its use
 
         for c in plan.candidates:
             src_t = c.load.result.type
@@ -411,6 +456,7 @@ class SoftwarePipeliner:
                                                                  c.ring_type.layout.max_phase,
                                                                  tuple(d - 1 for d in c.ring_type.layout.order if d)))
                      for c in plan.candidates}
+        rings = [c.ring for c in plan.candidates]
 
         def arg_layout(j: int) -> Layout | None:
             a = old_args[j]
@@ -443,76 +489,132 @@ class SoftwarePipeliner:
         def advance(cloner: _Cloner) -> list[Value]:
             return [cloner.get(yield_op.operands[j], arg_layout(j)) for j in plan.s0_args]
 
-        # Prologue.
-        env: dict[Value, Value] = {}
+        def view(b: Builder, c: Candidate, slot: Value) -> Value:
+            """Slot ``slot`` of ``c``'s ring as the dot operand it replaces (transposed if need be)."""
+            v = b.value("ttg.memdesc_subview", [c.ring, slot], slot_type[id(c)])
+            if c.trans is not None:
+                order = list(c.trans.attrs["order"])
+                vt = MemDescType(v.type.element, tuple(v.type.shape[o] for o in order),
+                                 trans_shared_layout(v.type.layout, order))
+                v = b.value("ttg.memdesc_trans", [v], vt, {"order": order})
+            return v
+
+        def k_slice_load(b: Builder, v: Value, operand: int, kk: int, k_slice: int, result_type: TileType) -> Value:
+            shape = list(v.type.shape)
+            offsets = [0, 0]
+            kdim = 1 if operand == 0 else 0
+            shape[kdim] = k_slice
+            offsets[kdim] = kk * k_slice
+            st = MemDescType(v.type.element, tuple(shape), v.type.layout, v.type.full_shape)
+            sl = b.value("ttg.memdesc_subslice", [v], st, {"offsets": offsets})
+            return b.value("ttg.local_load", [sl], result_type.with_shape(tuple(shape)).with_layout(result_type.layout))
+
+        def iter_iv(b: Builder, base: Value, k: int) -> Value:
+            if k == 0:
+                return base
+            kc = b.constant(k, base.type)
+            return b.value("arith.addi", [base, b.value("arith.muli", [step, kc], base.type)], base.type)
+
+        # Prologue: copies for the first ahead_by iterations, slots 0, 1, ...
         ahead = [pre.value("ttg.convert_layout", [inits[j]], inits[j].type.with_layout(arg_layout(j)))
                  if isinstance(inits[j].type, TileType) and inits[j].type.layout != arg_layout(j) else inits[j]
                  for j in plan.s0_args]
-        for j in range(S - 1):
-            if j == 0:
-                iv_j = lb
-            else:
-                k = pre.constant(j, I32) if lb.type == I32 else pre.constant(j, lb.type)
-                iv_j = pre.value("arith.addi", [lb, pre.value("arith.muli", [step, k], lb.type)], lb.type)
-            env = {iv: iv_j}
+        for j in range(ahead_by):
+            iv_j = iter_iv(pre, lb, j)
+            env: dict[Value, Value] = {iv: iv_j}
             env.update({old_args[jj]: a for jj, a in zip(plan.s0_args, ahead)})
-            slot = pre.constant(j, I32)
-            cloner = issue(pre, env, slot, iv_j)
+            cloner = issue(pre, env, pre.constant(j, I32), iv_j)
             ahead = advance(cloner)
+        zero = pre.constant(0, I32)
+        if target:
+            dot, load_a, load_b, k_slice = target
+            cand = {c.alloc.result: c for c in plan.candidates}
+            ca, cb = cand[load_a.operands[0]], cand[load_b.operands[0]]
+            pre.create("ttg.async_wait", rings, [], {"num": S - 1})
+            pre.create("gpu.barrier", [], [])
+            first = [k_slice_load(pre, view(pre, ca, zero), 0, 0, k_slice, dot.operands[0].type),
+                     k_slice_load(pre, view(pre, cb, zero), 1, 0, k_slice, dot.operands[1].type)]
+            extra_inits, extra_types = [zero] + first, [I32] + [f.type for f in first]
+        else:
+            extra_inits, extra_types = [pre.constant(S - 1, I32), zero], [I32, I32]
 
         # The new loop.
-        zero, ins0 = pre.constant(0, I32), pre.constant(S - 1, I32)
-        new_inits = list(inits) + ahead + [ins0, zero]
-        new_types = [v.type for v in inits] + [a.type for a in ahead] + [I32, I32]
+        new_inits = list(inits) + ahead + extra_inits
+        new_types = [v.type for v in inits] + [a.type for a in ahead] + extra_types
         new_loop = Operation("scf.for", [lb, ub, step] + new_inits, new_types, dict(loop.attrs), loc=loop.loc,
-                             result_names=[r.name for r in loop.results] + [None] * (len(ahead) + 2))
-        nb = Block([iv.type] + new_types, [iv.name] + [a.name for a in old_args] + [None] * (len(ahead) + 2))
+                             result_names=[r.name for r in loop.results] + [None] * (len(ahead) + len(extra_types)))
+        nb = Block([iv.type] + new_types, [iv.name] + [a.name for a in old_args] + [None] * (len(ahead) + len(extra_types)))
         new_loop.add_region(Region(nb))
         loop.parent.insert_before(loop, new_loop)
         n_old = len(old_args)
         niv = nb.args[0]
         n_args = nb.args[1:1 + n_old]
         n_ahead = nb.args[1 + n_old:1 + n_old + len(ahead)]
-        ins, ext = nb.args[-2], nb.args[-1]
+        extras = nb.args[1 + n_old + len(ahead):]
 
         b = Builder().at_end(nb)
-        rings = [c.ring for c in plan.candidates]
-        b.create("ttg.async_wait", rings, [], {"num": S - 2})
-        b.create("gpu.barrier", [], [])
-        dist = b.value("arith.muli", [step, b.constant(S - 1, iv.type)], iv.type)
-        iv_n = b.value("arith.addi", [niv, dist], iv.type)
-        env = {iv: iv_n}
-        env.update({old_args[jj]: a for jj, a in zip(plan.s0_args, n_ahead)})
-        cloner = issue(b, env, ins, iv_n)
-        ahead_next = advance(cloner)
 
-        # The original body, reading the pipelined tiles from slot ext.
+        def rotate(x: Value) -> Value:
+            nxt = b.value("arith.addi", [x, b.constant(1, I32)], I32)
+            wrap = b.value("arith.cmpi", [nxt, b.constant(S, I32)], I1, {"predicate": "eq"})
+            return b.value("arith.select", [wrap, zero, nxt], I32)
+
+        def issue_ahead(slot: Value) -> list[Value]:
+            dist = b.value("arith.muli", [step, b.constant(ahead_by, iv.type)], iv.type)
+            iv_n = b.value("arith.addi", [niv, dist], iv.type)
+            env = {iv: iv_n}
+            env.update({old_args[jj]: a for jj, a in zip(plan.s0_args, n_ahead)})
+            return advance(issue(b, env, slot, iv_n))
+
         vmap: dict[Value, Value] = {iv: niv}
         vmap.update(dict(zip(old_args, n_args)))
         skip = {c.load for c in plan.candidates} | {c.alloc for c in plan.candidates} | \
             {c.trans for c in plan.candidates if c.trans is not None}
+        if target:
+            ext, a_cur, b_cur = extras
+            skip |= {load_a, load_b}
+            ahead_next, ext_next, carried = [], None, []
+        else:
+            ins, ext = extras
+            b.create("ttg.async_wait", rings, [], {"num": S - 2})
+            b.create("gpu.barrier", [], [])
+            ahead_next = issue_ahead(ins)
+
+        # The original body, reading the pipelined tiles from slot ext.
         for op in body.ops[:-1]:
             if op in skip:
                 c = next((c for c in plan.candidates if c.alloc is op), None)
                 if c is not None:
-                    view = b.value("ttg.memdesc_subview", [c.ring, ext], slot_type[id(c)])
-                    if c.trans is not None:
-                        order = list(c.trans.attrs["order"])
-                        from tritonc.ir.ttg_ops import trans_shared_layout
-                        vt = MemDescType(view.type.element, tuple(view.type.shape[o] for o in order),
-                                         trans_shared_layout(view.type.layout, order))
-                        view = b.value("ttg.memdesc_trans", [view], vt, {"order": order})
-                    vmap[op.result] = view
+                    vmap[op.result] = view(b, c, ext)
+                continue
+            if target and op is dot:
+                # K slices: load slice kk + 1 before the mma of slice kk; before the last slice,
+                # wait for the next slot, barrier, refill the slot just read, load the next
+                # slot's slice 0 (carried into the next trip).
+                va, vb = vmap[load_a.operands[0]], vmap[load_b.operands[0]]
+                acc = vmap.get(dot.operands[2], dot.operands[2])
+                kks = dot.operands[0].type.shape[1] // k_slice
+                cur = (a_cur, b_cur)
+                for kk in range(kks):
+                    if kk + 1 < kks:
+                        nxt = (k_slice_load(b, va, 0, kk + 1, k_slice, dot.operands[0].type),
+                               k_slice_load(b, vb, 1, kk + 1, k_slice, dot.operands[1].type))
+                    else:
+                        b.create("ttg.async_wait", rings, [], {"num": S - 2})
+                        b.create("gpu.barrier", [], [])
+                        ahead_next = issue_ahead(ext)
+                        ext_next = rotate(ext)
+                        nxt = (k_slice_load(b, view(b, ca, ext_next), 0, 0, k_slice, dot.operands[0].type),
+                               k_slice_load(b, view(b, cb, ext_next), 1, 0, k_slice, dot.operands[1].type))
+                    acc = b.value("tt.dot", [cur[0], cur[1], acc], dot.result.type, dict(dot.attrs))
+                    cur = nxt
+                vmap[dot.result] = acc
+                carried = list(cur)
                 continue
             b.insert(clone_op(op, vmap))
-        one, s_const = b.constant(1, I32), b.constant(S, I32)
 
-        def rotate(x: Value) -> Value:
-            nxt = b.value("arith.addi", [x, one], I32)
-            wrap = b.value("arith.cmpi", [nxt, s_const], I1, {"predicate": "eq"})
-            return b.value("arith.select", [wrap, zero, nxt], I32)
-
-        yields = [vmap.get(v, v) for v in yield_op.operands] + ahead_next + [rotate(ins), rotate(ext)]
+        yields = [vmap.get(v, v) for v in yield_op.operands] + ahead_next
+        yields += [ext_next] + carried if target else [rotate(ins), rotate(ext)]
         b.create("scf.yield", yields, [])
 
         for old, new in zip(loop.results, new_loop.results):
@@ -529,13 +631,17 @@ class SoftwarePipeline(Pass):
     name = "software-pipeline"
     num_stages: int = 3
     num_warps: int = 4
+    #: K-slice prefetch across the barrier (also on when the module default
+    #: :data:`SLICE_PREFETCH` is).
+    slice_prefetch: bool = False
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
         if self.num_stages < 2:
             return False
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
         axis = am.get(AxisInfoAnalysis)
-        pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis)
+        slices = self.slice_prefetch or SLICE_PREFETCH
+        pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis, slices)
         plans = []
         for f in module.functions:
             for op in f.walk():

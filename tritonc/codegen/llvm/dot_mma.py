@@ -23,6 +23,8 @@ order: per K step ``kk``, the A fragments of every row repetition and the B frag
 column repetition are formed first (``ldmatrix`` when the operand is a deferred
 ``ttg.local_load``, see ``shared_ops.py``; packed from registers otherwise), then one ``mma`` per
 ``(rm, rn)``, the columns in serpentine order so consecutive instructions share a fragment.
+The fragments of step ``kk + 1`` are loaded before the mma of step ``kk`` are issued
+(:data:`FRAGMENT_PREFETCH`), so the ``ldmatrix`` latency hides behind them.
 An ``mma`` dot needs no shared memory of its own.
 """
 from __future__ import annotations
@@ -35,6 +37,10 @@ from tritonc.ir.layouts import DotOperandLayout, MmaLayout
 from .layout_math import mma_reps
 from .lowering import F16, F32, HANDLERS, I32, SCRATCH, const, llvm_type, lowers, scratch
 from .shared_ops import DeferredLoad, FragmentLoader
+
+#: Issue the fragments of K step ``kk + 1`` before the mma of step ``kk`` (register double
+#: buffering of the fragments, CUTLASS's warp-level pipelining).
+FRAGMENT_PREFETCH = True
 
 _fma_handler = HANDLERS["tt.dot"]
 _fma_scratch = SCRATCH.get("tt.dot")
@@ -140,9 +146,17 @@ def lower_mma_dot(lw, op) -> None:
     ret = ir.LiteralStructType([acc_ty] * 4)
     fn = lw.intrinsic(name, ret, [reg_ty] * 6 + [acc_ty] * 4)
     bld = lw.b
+
+    def fragments(kk):
+        return [A.words(rm, kk) for rm in range(rm_n)], [B.words(rn, kk) for rn in range(rn_n)]
+
+    nxt = fragments(0)
     for kk in range(A.kks):
-        fa = [A.words(rm, kk) for rm in range(rm_n)]
-        fb = [B.words(rn, kk) for rn in range(rn_n)]
+        fa, fb = nxt
+        if FRAGMENT_PREFETCH and kk + 1 < A.kks:
+            nxt = fragments(kk + 1)  # issued before this step's mma: its ldmatrix latency overlaps them
+        elif kk + 1 < A.kks:
+            nxt = None
         for rm in range(rm_n):
             cols = range(rn_n) if rm % 2 == 0 else range(rn_n - 1, -1, -1)
             for rn in cols:
@@ -150,4 +164,6 @@ def lower_mma_dot(lw, op) -> None:
                 res = bld.call(fn, fa[rm] + fb[rn] + regs[base:base + 4])
                 for j in range(4):
                     regs[base + j] = bld.extract_value(res, j)
+        if nxt is None:
+            nxt = fragments(kk + 1)
     lw.set(op.result, regs)

@@ -29,7 +29,9 @@ read with ``ldmatrix`` (PTX ISA 9.7.14.5.15; codegen-facts §2) when the buffer 
 only); lane ``l`` points at row ``l % 8`` of matrix ``l // 8``. A ``local_load`` whose only
 user is the next ``tt.dot`` (nothing that writes shared memory or synchronises in between) is
 *deferred*: ``dot_mma.py`` issues its ``ldmatrix`` one K step at a time, next to the ``mma``
-instructions that consume it, which keeps only one step of fragments live.
+instructions that consume it, which keeps only one step of fragments live. Only the other
+operand's load (and buffer views) may sit between the two; a load placed earlier on purpose
+(the pipeliner's K-slice prefetch) is issued where it stands.
 
 ``ttg.async_copy_global_to_local``: each group of ``vec`` contiguous elements (the op's
 ``vec`` attribute, what axis info proved contiguous and aligned in global memory; at most 16
@@ -66,10 +68,17 @@ BUFFER_ALIGNMENT = 128
 
 @dataclass
 class SharedBuffer:
-    """A lowered buffer value: byte offset of element 0 (i32) and its type."""
+    """A lowered buffer value: the i32 byte offset of the whole buffer's element 0, its type,
+    and, for a sub-slice, where it starts in the whole buffer (``type.full_shape``
+    coordinates; empty: at 0)."""
 
     base: ir.Value
     type: MemDescType
+    origin: tuple[int, ...] = ()
+
+    @property
+    def start(self) -> tuple[int, ...]:
+        return self.origin or (0,) * self.type.rank
 
 
 @dataclass
@@ -105,7 +114,7 @@ def _store_effects(op):
     return [SharedEffect("write", op.operands[1])]
 
 
-@shared_effects("ttg.memdesc_subview", "ttg.memdesc_trans")
+@shared_effects("ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice")
 def _view_effects(op):
     return [SharedEffect("view", op.result, source=op.operands[0])]
 
@@ -220,9 +229,10 @@ def vector_groups(dist: Distribution, contig_dim: int, vmax: int) -> tuple[int, 
     return 1, [[r] for r in range(n)]
 
 
-def register_offsets(lw, dist: Distribution, layout: SharedLayout, shape, regs: list[int]) -> list:
-    """Element offsets (i32) in a buffer of ``shape`` / ``layout`` of the elements that
-    registers ``regs`` of a tile in ``dist`` hold."""
+def register_offsets(lw, dist: Distribution, buf: SharedBuffer, regs: list[int]) -> list:
+    """Element offsets (i32) in ``buf`` (relative to the whole buffer's element 0) of the
+    elements that registers ``regs`` of a tile in ``dist`` hold."""
+    layout, shape, origin = buf.type.layout, tuple(buf.type.full_shape), buf.start
     bases = _dist_bases(lw, dist)
     ob = OffsetBuilder(lw, layout, shape)
     b = lw.b
@@ -233,17 +243,18 @@ def register_offsets(lw, dist: Distribution, layout: SharedLayout, shape, regs: 
         for i, d in enumerate(dist.dims):
             if dist.wraps(d):
                 u = b.add(bases[d], const(I32, off[d])) if off[d] else bases[d]
-                wrapped.append(b.urem(u, const(I32, dist.pshape[d])))
+                w = b.urem(u, const(I32, dist.pshape[d]))
+                wrapped.append(b.add(w, const(I32, origin[i])) if origin[i] else w)
                 base.append(None)
                 consts.append(0)
             else:
                 wrapped.append(None)
                 base.append(bases[d])
-                consts.append(off[d])
+                consts.append(off[d] + origin[i])
         if any(w is not None for w in wrapped):
             coords = [w if w is not None else b.add(bs, const(I32, c)) if c else bs
                       for w, bs, c in zip(wrapped, base, consts)]
-            out.append(shared_offset_ir(b, layout, tuple(shape), coords))
+            out.append(shared_offset_ir(b, layout, shape, coords))
         else:
             out.append(ob.offset(base, consts))
     return out
@@ -264,7 +275,7 @@ def store_tile(lw, buf: SharedBuffer, regs: list, tile: TileType) -> None:
     dist = lw.dist(tile)
     eb = elem_bytes(buf.type)
     v, groups = vector_groups(dist, layout.order[0], max(1, 16 // eb))
-    offsets = register_offsets(lw, dist, layout, buf.type.shape, [g[0] for g in groups])
+    offsets = register_offsets(lw, dist, buf, [g[0] for g in groups])
     canon = canonical_ir(lw, dist)
     sty = storage_type(tile.element)
     b = lw.b
@@ -286,7 +297,7 @@ def load_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
     dist = lw.dist(tile)
     eb = elem_bytes(buf.type)
     v, groups = vector_groups(dist, layout.order[0], max(1, 16 // eb))
-    offsets = register_offsets(lw, dist, layout, buf.type.shape, [g[0] for g in groups])
+    offsets = register_offsets(lw, dist, buf, [g[0] for g in groups])
     sty = storage_type(tile.element)
     b = lw.b
     regs: list = [None] * dist.num_regs
@@ -321,7 +332,7 @@ def ldmatrix_mode(buf_type: MemDescType, layout) -> str | None:
         return None  # warps would wrap around the tile
     k_dim = 1 if layout.op_idx == 0 else 0
     contig = sl.order[0]
-    if buf_type.shape[contig] * eb % 16:
+    if buf_type.full_shape[contig] * eb % 16:
         return None
     if contig == k_dim:
         return "plain"
@@ -350,7 +361,7 @@ class FragmentLoader:
         self.reps, self.kks, self.kw = mma_reps(layout, shape)
         self.eb = elem_bytes(buf.type)
         self.cache: dict = {}
-        self.ob = OffsetBuilder(lw, buf.type.layout, shape)
+        self.ob = OffsetBuilder(lw, buf.type.layout, buf.type.full_shape)
 
     def _lane_offset(self, origins: list[tuple[int, int]], lane_base: tuple):
         """Element offset of this lane's row: matrix ``lane // 8`` at ``origins[i]`` (constant
@@ -383,7 +394,7 @@ class FragmentLoader:
                 sym.append(v)
             lw.cache[key] = sym
         sym = lw.cache[key]
-        return self.ob.offset(sym, list(o0))
+        return self.ob.offset(sym, [o + s_ for o, s_ in zip(o0, self.buf.start)])
 
     def _warp_bases(self) -> tuple:
         wm, wn = mma_warp_ids_ir(self.lw, self.mma)
@@ -508,7 +519,15 @@ def _subview(lw, op) -> None:
 @lowers("ttg.memdesc_trans")
 def _memdesc_trans(lw, op) -> None:
     src = buffer_of(lw, op.operands[0])
-    lw.values[op.result] = SharedBuffer(src.base, op.result.type)
+    origin = tuple(src.start[o] for o in op.attrs["order"]) if src.origin else ()
+    lw.values[op.result] = SharedBuffer(src.base, op.result.type, origin)
+
+
+@lowers("ttg.memdesc_subslice")
+def _memdesc_subslice(lw, op) -> None:
+    src = buffer_of(lw, op.operands[0])
+    origin = tuple(a + o for a, o in zip(src.start, op.attrs["offsets"]))
+    lw.values[op.result] = SharedBuffer(src.base, op.result.type, origin)
 
 
 def deferred_by_dot(op) -> bool:
@@ -523,14 +542,8 @@ def deferred_by_dot(op) -> bool:
         return False
     block = op.parent.ops
     for mid in block[block.index(op) + 1:block.index(user)]:
-        if mid.name == "gpu.barrier" or mid.regions:
-            return False
-        from .lowering import SHARED_EFFECTS, scratch_bytes
-        query = SHARED_EFFECTS.get(mid.name)
-        if query is not None and any(e.kind in ("write", "async_write") for e in query(mid)):
-            return False
-        if scratch_bytes(mid):
-            return False
+        if mid.name not in ("ttg.local_load", "ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice"):
+            return False  # only the other operand's load may sit in between
     return True
 
 
@@ -560,7 +573,7 @@ def _async_copy(lw, op) -> None:
     v, groups = vector_groups(dist, buf.type.layout.order[0], vmax)
     if v * eb < 4:
         raise InternalCompilerError(f"cp.async of {v * eb} bytes (at least 4 are needed) for {ptr.type}")
-    offsets = register_offsets(lw, dist, buf.type.layout, buf.type.shape, [g[0] for g in groups])
+    offsets = register_offsets(lw, dist, buf, [g[0] for g in groups])
     canon = canonical_ir(lw, dist)
     ptrs = lw.get(ptr)
     masks = lw.get(mask) if mask is not None else None
