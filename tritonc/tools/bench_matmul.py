@@ -25,7 +25,7 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tritonc.driver import Compilation
@@ -65,7 +65,7 @@ class Row:
         return ("T" if self.a_col else "N") + ("T" if self.b_col else "N")
 
 
-BIG = Config(128, 256, 64, 8, 3)
+BIG = Config(128, 256, 32, 8, 4)
 ROWS = [
     Row("fp16 NN 4096", "float16", False, False, (4096, 4096, 4096), BIG),
     Row("bf16 NN 4096", "bfloat16", False, False, (4096, 4096, 4096), BIG),
@@ -78,10 +78,13 @@ ROWS = [
     Row("bf16 TN ragged", "bfloat16", True, False, (4095, 4097, 1000), BIG),
 ]
 
+#: Candidate configurations of ``--autotune`` (default code generation): the rows run in
+#: the one that is fastest at fp16 4096^3 NN.
+CANDIDATES = [Config(128, 256, 32, 8, 4), Config(128, 256, 32, 16, 4), Config(128, 256, 64, 8, 3)]
+
 #: Configurations tried by ``--sweep`` (fp16 4096^3, row-major).
-SWEEP = [Config(128, 256, 64, 8, 3), Config(128, 256, 64, 8, 4), Config(256, 128, 64, 8, 3),
-         Config(128, 128, 64, 8, 4), Config(128, 128, 64, 4, 3), Config(128, 128, 32, 4, 4),
-         Config(128, 256, 32, 8, 4)]
+SWEEP = [Config(128, 256, 32, 8, 4), Config(128, 256, 64, 8, 3), Config(256, 128, 32, 8, 4),
+         Config(128, 128, 32, 4, 4)]
 
 TYPE_MACRO = {"float16": "half", "bfloat16": "bfloat16"}
 
@@ -263,7 +266,7 @@ def peak_options(dtype: str, arch: str, tile=(128, 256, 64), num_warps: int = 8)
 #: Tile configurations of the GPU tests (tests/gpu/test_mma_gpu.py).
 TEST_CONFIGS = [
     Config(64, 64, 32, 4, 3), Config(32, 32, 32, 1, 2), Config(128, 128, 32, 8, 4), Config(128, 256, 64, 8, 3),
-    Config(64, 128, 64, 4, 1), Config(128, 128, 64, 8, 2),
+    Config(64, 128, 64, 4, 1), Config(128, 128, 64, 8, 2), Config(128, 256, 32, 8, 4),
 ]
 
 
@@ -329,19 +332,19 @@ def run_tests(torch, arch: str, outdir: Path) -> int:
 #: Flags: ``fragment_prefetch`` (``dot_mma.FRAGMENT_PREFETCH``), ``slice_prefetch``
 #: (``software_pipeline.SLICE_PREFETCH``).
 EXPERIMENTS = [
-    ("v0", dict(fragment_prefetch=False, slice_prefetch=False), Config(128, 256, 64, 8, 3)),
-    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 64, 8, 3)),
-    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 64, 8, 3)),
-    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 64, 8, 4)),
-    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 32, 8, 4)),
-    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 32, 8, 4)),
-    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 128, 64, 4, 3)),
-    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 128, 64, 4, 3)),
-    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(256, 128, 64, 8, 3)),
-    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(256, 128, 64, 8, 3)),
-    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 64, 8, 3, 4)),
-    ("v1", dict(fragment_prefetch=True, slice_prefetch=False), Config(128, 256, 64, 8, 3, 16)),
-    ("v2", dict(fragment_prefetch=True, slice_prefetch=True), Config(128, 256, 64, 8, 3, 16)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 4)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 3)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 5)),
+    ("v0", dict(slice_prefetch=False), Config(128, 256, 32, 8, 4)),
+    ("v0", dict(slice_prefetch=False), Config(128, 256, 64, 8, 3)),
+    ("v0", dict(slice_prefetch=False), Config(128, 256, 32, 16, 4)),
+    ("v0", dict(slice_prefetch=False), Config(256, 128, 32, 16, 4)),
+    ("auto", dict(slice_prefetch="auto"), Config(256, 128, 32, 8, 4)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 128, 32, 4, 4)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 128, 32, 8, 4)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 128, 64, 8, 3)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 4, 16)),
+    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 4, 4)),
 ]
 
 
@@ -363,8 +366,8 @@ def experiment_name(tag: str, cfg: Config, arch: str, what: str = "mm") -> str:
 
 
 def run_experiments(torch, arch: str, outdir: Path) -> None:
-    """Time each of :data:`EXPERIMENTS` (prebuilt, or compiled with its flags) at fp16 4096^3,
-    and the ceiling kernel with and without the fragment prefetch."""
+    """Time each of :data:`EXPERIMENTS` (prebuilt, or compiled with its flags) at fp16 4096^3
+    and 8192^3."""
     for tag, flags, cfg in EXPERIMENTS:
         row = Row("exp", "float16", False, False, (4096, 4096, 4096), cfg)
         name, options = row_options(row, arch)
@@ -381,15 +384,6 @@ def run_experiments(torch, arch: str, outdir: Path) -> None:
             print(f"experiment {tag} {cfg}: {type(e).__name__}: {str(e)[:200]}", flush=True)
         finally:
             codegen_flags(**old)
-    for prefetch in (False, True):
-        old = codegen_flags(fragment_prefetch=prefetch)
-        try:
-            name, options = peak_options("float16", arch)
-            tag = "pf" if prefetch else "nopf"
-            print(f"experiment mma ceiling fragment_prefetch={prefetch}: "
-                  f"{mma_peak(torch, arch, outdir, 'float16', module_name=f'exp_{tag}_{name}'):.0f} TFLOP/s", flush=True)
-        finally:
-            codegen_flags(**old)
 
 
 def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
@@ -397,6 +391,7 @@ def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
     kernel to ``outdir`` (for ``TRITONC_PREBUILT`` on a machine that cannot compile)."""
     outdir.mkdir(parents=True, exist_ok=True)
     jobs = [row_options(r, arch) + (KERNEL,) for r in ROWS]
+    jobs += [row_options(replace(r, config=cfg), arch) + (KERNEL,) for r in ROWS for cfg in CANDIDATES]
     jobs += [row_options(Row("sweep", "float16", False, False, (4096,) * 3, cfg), arch) + (KERNEL,) for cfg in SWEEP]
     jobs += [row_options(Row("test", dt, a, b, (1, 1, 1), cfg), arch) + (KERNEL,) for cfg, dt, a, b in test_cases()]
     jobs += [peak_options(dt, arch) + (PEAK_KERNEL,) for dt in ("float16", "bfloat16")]
@@ -407,10 +402,6 @@ def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
     for tag, flags, cfg in EXPERIMENTS:
         name, options = row_options(Row("exp", "float16", False, False, (4096,) * 3, cfg), arch)
         flagged.append((experiment_name(tag, cfg, arch), options, KERNEL, flags))
-    for prefetch in (False, True):
-        name, options = peak_options("float16", arch)
-        flagged.append((f"exp_{'pf' if prefetch else 'nopf'}_{name}", options, PEAK_KERNEL,
-                        dict(fragment_prefetch=prefetch)))
     written = []
     for name, options, source, flags in [j + ({},) for j in jobs] + flagged:
         path = outdir / f"{name}.py"
@@ -460,6 +451,7 @@ def main(argv=None) -> int:
     p.add_argument("--test", action="store_true", help="first run the GPU test cases (tests/gpu/test_mma_gpu.py)")
     p.add_argument("--no-rows", action="store_true", help="skip the table rows")
     p.add_argument("--experiments", action="store_true", help="also time the EXPERIMENTS variants")
+    p.add_argument("--autotune", action="store_true", help="run the rows in the fastest of CANDIDATES")
     args = p.parse_args(argv)
     if args.prebuild:
         print(f"{len(prebuild(Path(args.prebuild)))} modules in {args.prebuild}")
@@ -495,6 +487,23 @@ def main(argv=None) -> int:
             print(f"  {row.name}: compiled in {secs:.1f}s, {'ok' if ok else 'FAIL ' + msg}", file=sys.stderr, flush=True)
         if args.experiments:
             run_experiments(torch, arch, Path(tmp))
+        if args.autotune and rows:
+            best, best_ms = None, None
+            for cfg in CANDIDATES:
+                row = Row("autotune", "float16", False, False, (4096, 4096, 4096), cfg)
+                try:
+                    mod, _ = compile_row(row, arch, Path(tmp))
+                    ok, _, _ = check(torch, mod, row)
+                    ms = bench_row(torch, mod, row, sides=("tritonc",))["tritonc"] if ok else None
+                except Exception as e:
+                    ok, ms = False, None
+                    print(f"autotune {cfg}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+                print(f"autotune fp16 4096^3 {cfg}: {'ok' if ok else 'FAIL'} {tflops(row, ms)} TFLOP/s", flush=True)
+                if ms and (best_ms is None or ms < best_ms):
+                    best, best_ms = cfg, ms
+            if best is not None:
+                print(f"autotune: rows run in {best}", flush=True)
+                rows = [replace(r, config=best) for r in rows]
         if args.sweep:
             for cfg in SWEEP:
                 row = Row("sweep", "float16", False, False, (4096, 4096, 4096), cfg)

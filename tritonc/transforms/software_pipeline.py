@@ -51,8 +51,9 @@ once before the loop. The ring's layout is the swizzled layout of ``accelerate-m
 (``swizzled_layout``) along the pointer's memory order, so ``ldmatrix`` reads it without bank
 conflicts; a ``tt.trans`` between load and allocation becomes a ``ttg.memdesc_trans`` view.
 
-K-slice prefetch (``slice_prefetch`` option, off by default: see ``benchmarks/RESULTS.md``),
-CUTLASS's multistage main loop: when the loop's one dot reads both operands straight from
+K-slice prefetch (:data:`SLICE_PREFETCH`, by default where the registers allow it, see
+:func:`slice_registers`; the ``slice-prefetch=on|off`` option overrides it; measured in
+``benchmarks/RESULTS.md``), CUTLASS's multistage main loop: when the loop's one dot reads both operands straight from
 the rings and its K holds two or more mma steps, the prologue copies ``S`` iterations (all
 slots), waits for slot 0 and loads its first K slice (``ttg.memdesc_subslice``); the dot is
 split into one dot per K slice, the fragments of slice ``kk + 1`` loaded before the dot of
@@ -85,8 +86,19 @@ from .assign_layouts import trans_layout
 from .coalesce import WARP_SIZE, blocked_layout
 
 #: Split the dot into K slices, prefetching slice kk + 1 before the mma of slice kk and the
-#: next trip's slice 0 right after the one barrier per trip (see the module docstring).
-SLICE_PREFETCH = False
+#: next trip's slice 0 right after the one barrier per trip (see the module docstring):
+#: ``True``, ``False``, or ``"auto"``: where :func:`slice_registers` fits the register file.
+SLICE_PREFETCH: bool | str = "auto"
+
+
+def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
+    """Estimated registers per thread of a K-sliced loop: accumulators, two sets of one
+    slice's fragments (16 K of A and B per warp), the copy pointers (64-bit, one per 16-byte
+    chunk a thread copies per trip) and ~40 for the rest. Calibrated on ptxas's reports."""
+    threads = 32 * num_warps
+    acc = acc_shape[0] * acc_shape[1] // threads
+    frag = (acc_shape[0] // warps[0] + acc_shape[1] // warps[1]) * 16 * elem_bytes // (32 * 4)
+    return acc + 2 * frag + 2 * copy_chunks + 40
 
 _SAME_LAYOUT_PREFIXES = ("arith.", "math.")
 _SAME_LAYOUT_OPS = {"tt.addptr", "tt.ptr_to_int", "tt.int_to_ptr", "tt.splat", "tt.make_range"}
@@ -296,7 +308,7 @@ def _operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
 
 
 class SoftwarePipeliner:
-    def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis, slice_prefetch: bool = False):
+    def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis, slice_prefetch: bool | str = False):
         self.S, self.num_warps, self.axis = num_stages, num_warps, axis
         self.slice_prefetch = slice_prefetch
 
@@ -408,6 +420,7 @@ class SoftwarePipeliner:
         from pipelined buffers and its K holds at least two mma steps (see ``SLICE_PREFETCH``)."""
         if not self.slice_prefetch:
             return None
+        auto = self.slice_prefetch == "auto"
         body = plan.loop.regions[0].block
         allocs = {c.alloc.result: c for c in plan.candidates}
         dots = [op for op in body.ops if op.name == "tt.dot"]
@@ -427,6 +440,13 @@ class SoftwarePipeliner:
         k_slice = 8 * a_layout.k_width
         if dot.operands[0].type.shape[1] < 2 * k_slice:
             return None
+        if auto:
+            threads = 32 * self.num_warps
+            chunks = sum(-(-c.load.result.type.numel // (c.vec * threads)) for c in plan.candidates)
+            regs = slice_registers(dot.result.type.shape, a_layout.parent.warps_per_cta, self.num_warps, chunks,
+                                   dot.operands[0].type.element.bytes)
+            if regs > min(255, 65536 // threads):
+                return None
         return dot, loads[0], loads[1], k_slice
 
     def rewrite(self, plan: LoopPlan) -> None:
@@ -631,16 +651,16 @@ class SoftwarePipeline(Pass):
     name = "software-pipeline"
     num_stages: int = 3
     num_warps: int = 4
-    #: K-slice prefetch across the barrier (also on when the module default
-    #: :data:`SLICE_PREFETCH` is).
-    slice_prefetch: bool = False
+    #: K-slice prefetch across the barrier: ``"on"``, ``"off"`` or ``"default"``
+    #: (:data:`SLICE_PREFETCH` decides).
+    slice_prefetch: str = "default"
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
         if self.num_stages < 2:
             return False
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
         axis = am.get(AxisInfoAnalysis)
-        slices = self.slice_prefetch or SLICE_PREFETCH
+        slices = {"on": True, "off": False}.get(self.slice_prefetch, SLICE_PREFETCH)
         pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis, slices)
         plans = []
         for f in module.functions:

@@ -23,8 +23,8 @@ order: per K step ``kk``, the A fragments of every row repetition and the B frag
 column repetition are formed first (``ldmatrix`` when the operand is a deferred
 ``ttg.local_load``, see ``shared_ops.py``; packed from registers otherwise), then one ``mma`` per
 ``(rm, rn)``, the columns in serpentine order so consecutive instructions share a fragment.
-The fragments of step ``kk + 1`` are loaded before the mma of step ``kk`` are issued
-(:data:`FRAGMENT_PREFETCH`), so the ``ldmatrix`` latency hides behind them.
+With :data:`FRAGMENT_PREFETCH` the fragments of step ``kk + 1`` are loaded before the mma of
+step ``kk`` are issued (off by default: measured slower).
 An ``mma`` dot needs no shared memory of its own.
 """
 from __future__ import annotations
@@ -39,8 +39,9 @@ from .lowering import F16, F32, HANDLERS, I32, SCRATCH, const, llvm_type, lowers
 from .shared_ops import DeferredLoad, FragmentLoader
 
 #: Issue the fragments of K step ``kk + 1`` before the mma of step ``kk`` (register double
-#: buffering of the fragments, CUTLASS's warp-level pipelining).
-FRAGMENT_PREFETCH = True
+#: buffering of the fragments inside one dot). Off: measured 4 % slower on an H200 at
+#: 128x256x64 (benchmarks/RESULTS.md); the pipeliner's K-slice prefetch does this across dots.
+FRAGMENT_PREFETCH = False
 
 _fma_handler = HANDLERS["tt.dot"]
 _fma_scratch = SCRATCH.get("tt.dot")
