@@ -11,7 +11,8 @@ by a handler registered with :func:`lowers` in one of the op-family modules
 ``control_flow``, ``tile_ops``); it reads its operands' registers and defines its results'.
 
 Kernel ABI (what launchers build on, ``KernelInfo.params``): ``define ptx_kernel void
-@name(...)`` with ``"nvvm.maxntid"="<num_warps*32>"``; pointers are ``ptr addrspace(1)``
+@name(...)`` with ``"nvvm.maxntid"="<num_warps*32>"`` (and ``"nvvm.minctasm"="2"``,
+``.minnctapersm 2``, where :func:`min_ctas_per_sm` says so); pointers are ``ptr addrspace(1)``
 with ``noalias``/``readonly``/``align N`` from the parameter's ``noalias``/``readonly``/
 ``aligned`` attributes; scalars at their C width (``i1`` arrives as ``i8`` and is truncated,
 ``f16`` is ``half``, ``bf16`` is ``bfloat``); ``multipleof`` on an integer becomes an
@@ -162,6 +163,54 @@ I1, I8, I16, I32, I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
 F16, BF16, F32, F64 = ir.HalfType(), BFloatType(), ir.FloatType(), ir.DoubleType()
 GPTR = ir.PointerType(addrspace=1)
 SPTR = ir.PointerType(addrspace=3)
+
+#: Whether :func:`min_ctas_per_sm` may ask ptxas for two CTAs per SM. Not a compile option:
+#: ``tritonc.tools.bench --experiments`` turns it off to measure what it does.
+OCCUPANCY_HINT = True
+
+#: 32-bit registers per SM (sm_80 .. sm_90) and the per-thread allocation granularity.
+_REGS_PER_SM = 65536
+_REG_GRANULE = 8
+#: Shared memory per SM usable by CTAs (sm_90: 228 KiB, 1 KiB of it reserved per CTA).
+_SMEM_PER_SM = 228 * 1024
+
+
+def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist) -> int | None:
+    """``2`` when the kernel ``f`` should carry ``.minnctapersm 2`` (``"nvvm.minctasm"``), else None.
+
+    nvJitLink assembles PTX as relocatable code, and ptxas then allocates registers more
+    freely than for a whole program: softmax 4096x16384 (BLOCK=16384, 16 warps) took 75
+    registers (``ptxas -c`` gives the same; plain ``ptxas`` 63, Triton's 57), over the 64 that
+    two CTAs of 512 threads can have, so one CTA ran per SM: its memory phase no longer
+    overlapped the other's reductions and barriers (ncu on an H200: 25% theoretical
+    occupancy, DRAM 71% busy against Triton's 83%; 0.86x Triton's speed, ``benchmarks/
+    RESULTS.md`` 2026-11-21). ``.minnctapersm 2`` (with ``.maxntid``) bounds the registers
+    at 64 and brings two CTAs back (measured: 64 registers, no spills, 1.00x Triton).
+
+    The hint is given where it binds and should not spill: kernels without ``tt.dot`` (matrix
+    kernels want their registers for accumulators), of 256 to 512 threads (the bound is then
+    128 or 64 registers; fewer threads are not bounded by it, more would be bounded too
+    tightly), whose two CTAs fit in shared memory, and whose loaded data (``tt.load``
+    results, per thread, in 32-bit words) is at most half the bound, leaving the other half
+    for addresses, masks and temporaries.
+    """
+    threads = 32 * num_warps
+    if not OCCUPANCY_HINT or not 256 <= threads <= 512:
+        return None
+    if 2 * (shared_bytes + 1024) > _SMEM_PER_SM:
+        return None
+    bound = _REGS_PER_SM // (2 * threads) // _REG_GRANULE * _REG_GRANULE
+    words = 0
+    for op in f.walk():
+        if op.name == "tt.dot":
+            return None
+        if op.name == "tt.load" and isinstance(op.result.type, TileType):
+            el = op.result.type.element
+            bits = 64 if isinstance(el, PointerType) else max(8, el.bits)
+            words += -(-dist(op.result).num_regs * bits // 32)
+    return 2 if words <= bound // 2 else None
+
+
 _SCALAR_LLVM = {"i1": I1, "i8": I8, "i16": I16, "i32": I32, "i64": I64,
                 "f16": F16, "bf16": BF16, "f32": F32, "f64": F64}
 
@@ -384,6 +433,9 @@ class KernelLowering:
         self.fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), f.name)
         self.fn.calling_convention = "ptx_kernel"
         set.add(self.fn.attributes, f'"nvvm.maxntid"="{32 * self.num_warps}"')
+        min_ctas = min_ctas_per_sm(f, self.num_warps, self.shared_bytes, self.dist)
+        if min_ctas:
+            set.add(self.fn.attributes, f'"nvvm.minctasm"="{min_ctas}"')
         entry = self.fn.append_basic_block("entry")
         body = self.fn.append_basic_block("body")
         self.eb = ir.IRBuilder(entry)
