@@ -17,10 +17,13 @@ tensor-core rows go there too: a row with ``flops`` reports TFLOP/s).
 ``--experiments`` adds rows that time a kernel again with a code-generation choice switched
 (``Row.patches``: module attributes set while compiling): softmax with IEEE ``div.rn.f32``
 for ``/`` (``codegen/llvm/elementwise.F32_DIVISION``), to show what it costs; softmax
-4096x16384 (the row below Triton) with plain ``ld.global`` instead of ``.nc``
-(``codegen/llvm/memory.READ_ONLY_CACHE``) and with Triton's uncorrected ``exp``
-(``codegen/llvm/math_ops.EXP_F32_UNCORRECTED``, not accurate enough for the spec), to find
-what costs there.
+4096x16384 with plain ``ld.global`` instead of ``.nc`` (``codegen/llvm/memory.READ_ONLY_CACHE``),
+with Triton's uncorrected ``exp`` (``codegen/llvm/math_ops.EXP_F32_UNCORRECTED``, not accurate
+enough for the spec), with ``ex2.approx.ftz`` in ``exp`` (``EXP_F32_FTZ``: subnormal results
+flushed), with ``.cg`` / ``.L1::no_allocate`` loads (``memory.LOAD_CACHE_OP`` /
+``LOAD_EVICTION``) and without the ``.minnctapersm 2`` occupancy hint
+(``codegen/llvm/lowering.OCCUPANCY_HINT``), to find what costs there
+(``benchmarks/RESULTS.md``, 2026-11-21: the hint is what mattered).
 
 Needs torch, triton and a GPU; exit status 1 if a check failed.
 """
@@ -116,10 +119,15 @@ def softmax_warps(block: int) -> int:
     return 16 if block >= 4096 else 8 if block >= 2048 else 4
 
 
-def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False, fast_exp: bool = False) -> Row:
+def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False, fast_exp: bool = False,
+                exp_ftz: bool = False, cache_op: str = "", eviction: str = "", no_hint: bool = False) -> Row:
     patches = ((("tritonc.codegen.llvm.elementwise", "F32_DIVISION", "rn"),) if div_rn else ()) + \
               ((("tritonc.codegen.llvm.memory", "READ_ONLY_CACHE", False),) if no_nc else ()) + \
-              ((("tritonc.codegen.llvm.math_ops", "EXP_F32_UNCORRECTED", True),) if fast_exp else ())
+              ((("tritonc.codegen.llvm.math_ops", "EXP_F32_UNCORRECTED", True),) if fast_exp else ()) + \
+              ((("tritonc.codegen.llvm.math_ops", "EXP_F32_FTZ", True),) if exp_ftz else ()) + \
+              ((("tritonc.codegen.llvm.memory", "LOAD_CACHE_OP", cache_op),) if cache_op else ()) + \
+              ((("tritonc.codegen.llvm.memory", "LOAD_EVICTION", eviction),) if eviction else ()) + \
+              ((("tritonc.codegen.llvm.lowering", "OCCUPANCY_HINT", False),) if no_hint else ())
     warps = softmax_warps(n)
 
     def make():
@@ -136,7 +144,9 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False
             _triton_ref().softmax(y, x, n, num_warps=warps)
         return [y]
 
-    name = "softmax" + (" div.rn" if div_rn else "") + (" no-nc" if no_nc else "") + (" fast-exp" if fast_exp else "")
+    name = "softmax" + (" div.rn" if div_rn else "") + (" no-nc" if no_nc else "") + (" fast-exp" if fast_exp else "") + \
+        (" exp-ftz" if exp_ftz else "") + (f" {cache_op.strip('.')}" if cache_op else "") + \
+        (f" {eviction.strip('.').replace('L1::', '')}" if eviction else "") + (" no-hint" if no_hint else "")
     return Row(name, f"{m}x{n} fp32", make, run, lambda a: [torch.softmax(a["x"].double(), 1)],
                2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, patches=patches)
 
@@ -244,6 +254,12 @@ EXPERIMENT_ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True),
     lambda torch: softmax_row(torch, 4096, 16384, fast_exp=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, fast_exp=True),
+    lambda torch: softmax_row(torch, 4096, 16384, exp_ftz=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, cache_op=".cg"),
+    lambda torch: softmax_row(torch, 4096, 16384, eviction=".L1::no_allocate"),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, eviction=".L1::no_allocate"),
+    lambda torch: softmax_row(torch, 4096, 16384, no_hint=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, exp_ftz=True),
 ]
 
 

@@ -114,6 +114,11 @@ def exp2_f32(lw, x):
 #: (``tritonc.tools.bench --experiments``).
 EXP_F32_UNCORRECTED = False
 
+#: ``exp`` on f32 with ``ex2.approx.ftz`` (results below 2^-126 flushed to 0; saves ptxas's
+#: three-instruction subnormal fix-up around ``ex2``). Not a compile option: for measurements
+#: only (``tritonc.tools.bench --experiments``).
+EXP_F32_FTZ = False
+
 
 def exp_f32(lw, x):
     """``exp(x) = 2^t * e^d`` with ``t = RD(x * L)`` (``L`` = log2(e) rounded to f32) and
@@ -139,7 +144,7 @@ def exp_f32(lw, x):
     d = _fma(lw, neg_t, ir.Constant(F32, ln2_lo), d)
     d = intrinsic_call(lw, "minnum", [d, ir.Constant(F32, 2.0 ** -15)])
     # ex2 last: t is dead after it, so ptxas can scale it in place for subnormal results.
-    r = lw.call("llvm.nvvm.ex2.approx.f", F32, [t])
+    r = lw.call("llvm.nvvm.ex2.approx.ftz.f" if EXP_F32_FTZ else "llvm.nvvm.ex2.approx.f", F32, [t])
     return _fma(lw, r, d, r)
 
 

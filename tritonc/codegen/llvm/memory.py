@@ -51,6 +51,12 @@ MAX_ACCESS_BYTES = 16
 #: ``tritonc.tools.bench --experiments`` turns it off to measure what it does.
 READ_ONLY_CACHE = True
 
+#: Extra qualifiers of masked loads, for measurements only (``tritonc.tools.bench
+#: --experiments``): a cache operator placed before ``.nc`` (``".cg"``: L2 only) and an
+#: eviction priority after it (``".L1::no_allocate"``). Empty: none.
+LOAD_CACHE_OP = ""
+LOAD_EVICTION = ""
+
 _PASS_THROUGH = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans",
                  "ttg.convert_layout")
 
@@ -169,11 +175,16 @@ def from_bits(b: ir.IRBuilder, v: ir.Value, ty: ir.Type) -> ir.Value:
     return b.bitcast(v, ty)
 
 
+def _ld_global(nc: bool) -> str:
+    """``ld.global`` with its qualifiers (``.nc`` and the measurement switches above)."""
+    return f"ld.global{LOAD_CACHE_OP}{'.nc' if nc else ''}{LOAD_EVICTION}"
+
+
 def masked_load(lw, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
     reg, ptx_ty, c = _asm_type(ty)
     other_bits = to_bits(lw.b, other, reg) if other is not None else ir.Constant(reg, 0)
     text = (f"mov.b{reg.width} $0, $3;\n\t"
-            f"@$2 ld.global{'.nc' if nc else ''}.{ptx_ty} $0, [ $1 + 0 ];")
+            f"@$2 {_ld_global(nc)}.{ptx_ty} $0, [ $1 + 0 ];")
     asm = ir.InlineAsm(ir.FunctionType(reg, [GPTR, I1, reg]), text, f"={c},l,b,{c}", side_effect=True)
     loaded = lw.b.call(asm, [ptr, mask, other_bits])
     return from_bits(lw.b, loaded, ty)
@@ -283,9 +294,9 @@ def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.T
     outs = ", ".join(f"${i}" for i in range(nwords))
     movs = "".join(f"mov.b{word_ty.width} ${i}, ${nwords + 2 + i};\n\t" for i in range(nwords))
     vsuf = f".v{nwords}" if nwords > 1 else ""
-    text = (f"{movs}@${nwords + 1} ld.global{'.nc' if nc else ''}{vsuf}.b{word_ty.width} "
+    text = (f"{movs}@${nwords + 1} {_ld_global(nc)}{vsuf}.b{word_ty.width} "
             f"{{ {outs} }}, [ ${nwords} + 0 ];" if nwords > 1 else
-            f"{movs}@${nwords + 1} ld.global{'.nc' if nc else ''}.b{word_ty.width} $0, [ ${nwords} + 0 ];")
+            f"{movs}@${nwords + 1} {_ld_global(nc)}.b{word_ty.width} $0, [ ${nwords} + 0 ];")
     ret = ir.LiteralStructType([word_ty] * nwords) if nwords > 1 else word_ty
     cons = ",".join([f"={c}"] * nwords + ["l", "b"] + [c] * nwords)
     asm = ir.InlineAsm(ir.FunctionType(ret, [GPTR, I1] + [word_ty] * nwords), text, cons, side_effect=True)
