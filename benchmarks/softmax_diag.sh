@@ -1,3 +1,6 @@
+# Diagnosis run for softmax 4096x16384 (one device call; benchmarks/RESULTS.md 2026-11-21, "softmax
+# 4096x16384: one CTA per SM"). Run then with an experiment row "softmax minctas2" (.minnctapersm 2 on
+# every kernel), since replaced by the default occupancy hint and the "softmax no-hint" row.
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 || exit
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv; python3 -c "import importlib.metadata as m; print([(p, m.version(p)) for p in ('cuda-bindings','nvidia-nvjitlink','cuda-core','triton','torch')])"; echo NCU=$NCU; } > $OUT/env.txt 2>&1
