@@ -970,7 +970,8 @@ __global__ void accumulate(int *plock, int *count, int *out) {
   atomic_xchg(plock, 0);
 }""", grid=6, seeds=(None, 4), args=lambda: [zeros(1, dtype=i32), zeros(1, dtype=i32), np.full(6, -1, i32)],
          expect=lambda a: {0: [0], 1: [6]}, check=lambda o, i: np.testing.assert_array_equal(np.sort(o[2]), np.arange(6)),
-         ir="CHECK: scf.while\nCHECK: tt.atomic_cas %plock\nCHECK: tt.atomic_rmw %plock", gpu=True),
+         ir="CHECK: scf.while\nCHECK: tt.atomic_cas %plock\nCHECK: tt.atomic_rmw %plock", gpu=True,
+         gpu_outputs=(0, 1)),  # `out` holds the order the CTAs took the lock: any order is right
 
     # ---------------------------------------------------------------- barrier
     Rule("debug_barrier_orders_store_and_reload", """
