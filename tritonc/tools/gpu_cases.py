@@ -1,0 +1,592 @@
+"""The ``make gpu-check`` case table: one ``Case`` per example kernel (inputs, launch, reference).
+
+Holds ``Case``, the helpers the cases share (``cdiv``, ``_poison`` for poisoned outputs with a
+guard region, ``_padded``...), the case factories and ``CASES``, the list ``gpu_check.main``
+walks. The machinery that compiles, checks, times and tabulates the cases is in
+``tritonc.tools.gpu_check`` (which re-exports ``Case``, ``CASES``, ``cdiv`` and ``_poison``;
+``tritonc.tools.bench`` imports the last two from there). The Triton versions come from
+``benchmarks/triton_ref.py``, hence the ``sys.path`` entry below.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tritonc.tools.examples import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def cdiv(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+@dataclass
+class Case:
+    """One kernel checked at ``check_sizes`` and timed at ``bench_size``.
+
+    ``run(mod, torch, size, which)`` launches the kernel (``which="tritonc"``), the torch
+    reference (``"torch"``) or the Triton version (``"triton"``) and returns the output tensors;
+    ``inputs(torch, size)`` makes the inputs and poisoned outputs; ``reference`` computes the
+    expected outputs; ``work(size)`` is ``(bytes moved, flops)`` for the rate column.
+    """
+
+    name: str
+    example: str
+    defines: dict[str, str]
+    check_sizes: list[tuple]
+    bench_size: tuple
+    inputs: Callable
+    run: Callable
+    reference: Callable
+    work: Callable
+    tol: float = 1e-5
+    tune: dict[str, list[int]] = field(default_factory=dict)
+    num_warps: int = 4
+
+
+def _poison(torch, shape, dtype, guard=64):
+    """A tensor of ``shape`` filled with NaN (float) or -7 (int), with ``guard`` more poisoned
+    elements after it in the same allocation; returns (view, whole buffer)."""
+    numel = math.prod(shape)
+    buf = torch.empty(numel + guard, dtype=dtype, device="cuda")
+    buf.fill_(float("nan") if dtype.is_floating_point else -7)
+    return buf[:numel].view(shape), buf
+
+
+# ---- cases -------------------------------------------------------------------------------
+
+def _vector_add_case() -> Case:
+    def inputs(torch, size):
+        (n,) = size
+        x = torch.randn(n, device="cuda")
+        y = torch.randn(n, device="cuda")
+        z, zbuf = _poison(torch, (n,), torch.float32)
+        return dict(x=x, y=y, z=z, bufs=[zbuf])
+
+    def run(mod, torch, a, which):
+        n = a["x"].numel()
+        if which == "tritonc":
+            mod.vector_add(a["z"], a["x"], a["y"], n, grid=cdiv(n, 1024))
+        elif which == "torch":
+            torch.add(a["x"], a["y"], out=a["z"])
+        else:
+            import triton_ref
+            triton_ref.vector_add(a["z"], a["x"], a["y"], 1024)
+        return [a["z"]]
+
+    return Case("vector_add", "vector_add", {"BLOCK": "1024"}, [(1,), (1000,), (98_765,), (1_000_003,)],
+                (1 << 28,), inputs, run, lambda torch, a: [a["x"] + a["y"]],
+                lambda s: (3 * 4 * s[0], 0))
+
+
+def _softmax_case() -> Case:
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda")
+        y, ybuf = _poison(torch, (m, n), torch.float32)
+        return dict(x=x, y=y, bufs=[ybuf])
+
+    def run(mod, torch, a, which):
+        x, y = a["x"], a["y"]
+        if which == "tritonc":
+            mod.softmax(y, x, y.stride(0), x.stride(0), x.shape[1], grid=x.shape[0])
+        elif which == "torch":
+            torch.softmax(x, dim=1, out=y)
+        else:
+            import triton_ref
+            triton_ref.softmax(y, x, 1024)
+        return [y]
+
+    return Case("softmax", "softmax", {"BLOCK": "1024"}, [(1, 7), (333, 1000), (1823, 781)], (4096, 1024),
+                inputs, run, lambda torch, a: [torch.softmax(a["x"].double(), 1)],
+                lambda s: (2 * 4 * s[0] * s[1], 0))
+
+
+def _layernorm_case() -> Case:
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda", dtype=torch.float16)
+        w = torch.randn(n, device="cuda", dtype=torch.float16)
+        b = torch.randn(n, device="cuda", dtype=torch.float16)
+        y, ybuf = _poison(torch, (m, n), torch.float16)
+        mean, mbuf = _poison(torch, (m,), torch.float32)
+        rstd, rbuf = _poison(torch, (m,), torch.float32)
+        return dict(x=x, w=w, b=b, y=y, mean=mean, rstd=rstd, bufs=[ybuf, mbuf, rbuf])
+
+    def run(mod, torch, a, which):
+        x, y = a["x"], a["y"]
+        eps = 1e-5
+        if which == "tritonc":
+            mod.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], x.stride(0), x.shape[1], eps, grid=x.shape[0])
+        elif which == "torch":
+            a["y"] = torch.nn.functional.layer_norm(x, (x.shape[1],), a["w"], a["b"], eps)
+            return [a["y"]]
+        else:
+            import triton_ref
+            triton_ref.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], eps, 1024)
+        return [y, a["mean"], a["rstd"]]
+
+    def reference(torch, a):
+        x = a["x"].double()
+        mean = x.mean(1)
+        var = ((x - mean[:, None]) ** 2).mean(1)
+        rstd = 1 / torch.sqrt(var + 1e-5)
+        y = (x - mean[:, None]) * rstd[:, None] * a["w"].double() + a["b"].double()
+        return [y, mean, rstd]
+
+    return Case("layernorm", "layernorm", {"BLOCK": "1024"}, [(1, 1), (200, 1000), (77, 3000)], (8192, 4096),
+                inputs, run, reference, lambda s: (2 * 2 * s[0] * s[1], 0), tol=1e-2)
+
+
+def _transpose_case() -> Case:
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda")
+        out, obuf = _poison(torch, (n, m), torch.float32)
+        return dict(x=x, out=out, bufs=[obuf])
+
+    def run(mod, torch, a, which):
+        x, out = a["x"], a["out"]
+        m, n = x.shape
+        if which == "tritonc":
+            mod.transpose(out, x, m, n, x.stride(0), out.stride(0), grid=(cdiv(m, 32), cdiv(n, 32)))
+        elif which == "torch":
+            out.copy_(x.t())
+        else:
+            import triton_ref
+            triton_ref.transpose(out, x)
+        return [out]
+
+    return Case("transpose", "transpose", {"TM": "32", "TN": "32"}, [(1, 1), (1000, 777), (63, 1025)], (8192, 8192),
+                inputs, run, lambda torch, a: [a["x"].t()], lambda s: (2 * 4 * s[0] * s[1], 0))
+
+
+def _reduce_case(kernel: str) -> Case:
+    rows = kernel == "row_sum"
+
+    def inputs(torch, size):
+        m, n = size
+        x = torch.randn(m, n, device="cuda")
+        s, sbuf = _poison(torch, (m if rows else n,), torch.float32)
+        return dict(x=x, s=s, bufs=[sbuf])
+
+    def run(mod, torch, a, which):
+        x, s = a["x"], a["s"]
+        m, n = x.shape
+        if which == "tritonc":
+            grid = cdiv(m, 8) if rows else cdiv(n, 256)
+            getattr(mod, kernel)(s, x, m, n, x.stride(0), grid=grid)
+        elif which == "torch":
+            torch.sum(x, dim=1 if rows else 0, out=s)
+        else:
+            import triton_ref
+            getattr(triton_ref, kernel)(s, x)
+        return [s]
+
+    return Case(kernel, "reduce", {"BM": "8", "BN": "256"}, [(1, 1), (1000, 777), (3, 5000)], (8192, 8192),
+                inputs, run, lambda torch, a: [a["x"].double().sum(1 if rows else 0)],
+                lambda s: (4 * s[0] * s[1], 0), tol=1e-4)
+
+
+def _matmul_case() -> Case:
+    def inputs(torch, size):
+        m, n, k = size
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        c, cbuf = _poison(torch, (m, n), torch.float16)
+        return dict(a=a, b=b, c=c, bufs=[cbuf])
+
+    def run(mod, torch, t, which):
+        a, b, c = t["a"], t["b"], t["c"]
+        m, k = a.shape
+        n = b.shape[1]
+        if which == "tritonc":
+            mod.matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), grid=(cdiv(m, 64), cdiv(n, 64)))
+        elif which == "torch":
+            torch.matmul(a, b, out=c)
+        else:
+            import triton_ref
+            triton_ref.matmul(c, a, b, 64, 64, 32)
+        return [c]
+
+    return Case("matmul", "matmul", {}, [(64, 64, 64), (1001, 776, 552), (33, 8, 1000)], (4096, 4096, 4096),
+                inputs, run, lambda torch, t: [t["a"].double() @ t["b"].double()],
+                lambda s: (2 * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]), 2 * s[0] * s[1] * s[2]),
+                tol=1e-2, tune={"TM": [64], "TN": [64], "TK": [32]})
+
+
+CASES = [_vector_add_case, _softmax_case, _layernorm_case, _transpose_case,
+         lambda: _reduce_case("row_sum"), lambda: _reduce_case("col_sum"), _matmul_case]
+
+
+# ---- the Triton-C language examples (conv, cross-entropy, bmm, split-K, block-sparse, ...) --
+
+def _no_triton(name: str):
+    raise NotImplementedError(f"no OpenAI Triton version of {name} in benchmarks/triton_ref.py")
+
+
+def _round_up(x: int, m: int) -> int:
+    return cdiv(x, m) * m
+
+
+def _padded(torch, rows: int, cols: int, dtype, mult: int = 8):
+    """A random [rows, cols] matrix whose leading dimension is rounded up to ``mult`` (a view)."""
+    return torch.randn(rows, _round_up(cols, mult), device="cuda", dtype=dtype)[:, :cols]
+
+
+def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int) -> Case:
+    """Implicit-GEMM conv2d, 3x3 filter, ``hw`` x ``hw`` images; size = (N, C, K)."""
+    R = S = 3
+    P = (hw + 2 * pad - R) // stride + 1
+    TM, TN, TK = 64, 64, 16
+
+    def inputs(torch, size):
+        n, c, k = size
+        dt = getattr(torch, dtype)
+        x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
+        w = (torch.randn(k, c, R, S, device="cuda") / (c * R * S) ** 0.5).to(dt)
+        i = torch.arange(c * R * S, device="cuda")
+
+        def unpack(j):
+            return j // (R * S), (j // S) % R, j % S
+
+        (c0, r0, s0), (c1, r1, s1) = unpack(i), unpack(i + TK)
+        delta = ((c1 - c0) * hw * hw + (r1 - r0) * hw + (s1 - s0)).to(torch.int32)
+        y, ybuf = _poison(torch, (n, k, P, P), dt)
+        return dict(x=x, w=w, delta=delta, y=y, bufs=[ybuf])
+
+    def run(mod, torch, a, which):
+        x, w, y = a["x"], a["w"], a["y"]
+        n, c = x.shape[:2]
+        k = w.shape[0]
+        if which == "tritonc":
+            m, crs = n * P * P, c * R * S
+            mod.conv2d(x, w, y, a["delta"], m, k, crs, stride, stride, pad, pad, c * hw * hw, hw * hw, hw,
+                       crs, k * P * P, P * P, P, grid=(cdiv(m, TM), cdiv(k, TN)))
+            return [y]
+        if which == "torch":
+            return [torch.nn.functional.conv2d(x, w, stride=stride, padding=pad)]
+        _no_triton(name)
+
+    def reference(torch, a):
+        return [torch.nn.functional.conv2d(a["x"].double(), a["w"].double(), stride=stride, padding=pad)]
+
+    def work(s):
+        n, c, k = s
+        esize = 2 if dtype == "float16" else 4
+        return (esize * (n * c * hw * hw + k * c * R * S + n * k * P * P), 2 * n * P * P * k * c * R * S)
+
+    defines = {"TYPE": "half" if dtype == "float16" else "float", "TM": str(TM), "TN": str(TN), "TK": str(TK),
+               "HH": str(hw), "WW": str(hw), "RR": str(R), "SS": str(S), "PP": str(P), "QQ": str(P)}
+    return Case(name, "conv2d", defines, [(1, 3, 17), (3, 37, 100), (2, 64, 64)], (32, 128, 128),
+                inputs, run, reference, work, tol=1e-2 if dtype == "float16" else 1e-5)
+
+
+def _cross_entropy_case(kernel: str) -> Case:
+    def inputs(torch, size):
+        rows, n = size
+        x = 3 * torch.randn(rows, n, device="cuda")
+        labels = torch.randint(0, n, (rows,), device="cuda", dtype=torch.int64)
+        if kernel == "forward":
+            nlp, nbuf = _poison(torch, (rows, n), torch.float32)
+            loss, lbuf = _poison(torch, (rows,), torch.float32)
+            return dict(x=x, labels=labels, nlp=nlp, loss=loss, bufs=[nbuf, lbuf])
+        nlp = -torch.log_softmax(x, 1)
+        dloss = torch.randn(rows, device="cuda")
+        dx, dbuf = _poison(torch, (rows, n), torch.float32)
+        return dict(x=x, labels=labels, nlp=nlp, dloss=dloss, dx=dx, bufs=[dbuf])
+
+    def run(mod, torch, a, which):
+        x, labels = a["x"], a["labels"]
+        rows, n = x.shape
+        if which == "tritonc":
+            if kernel == "forward":
+                mod.forward(x, a["nlp"], labels, a["loss"], n, grid=rows)
+                return [a["nlp"], a["loss"]]
+            mod.backward(a["dx"], a["nlp"], labels, a["dloss"], n, grid=rows)
+            return [a["dx"]]
+        if which == "torch":
+            if kernel == "forward":
+                return [torch.nn.functional.cross_entropy(x, labels, reduction="none")]
+            p = torch.softmax(x, 1)
+            p[torch.arange(rows, device="cuda"), labels] -= 1
+            return [p * a["dloss"][:, None]]
+        _no_triton(f"cross_entropy_{kernel}")
+
+    def reference(torch, a):
+        x, labels = a["x"].double(), a["labels"]
+        nlp = -torch.log_softmax(x, 1)
+        if kernel == "forward":
+            return [nlp, nlp.gather(1, labels[:, None])[:, 0]]
+        p = torch.exp(-nlp)
+        p[torch.arange(x.shape[0], device="cuda"), labels] -= 1
+        return [p * a["dloss"].double()[:, None]]
+
+    return Case(f"cross_entropy_{kernel}", "cross_entropy", {"TYPE": "float", "TILE": "1024"},
+                [(1, 1), (333, 1000), (1000, 517)], (8192, 1000), inputs, run, reference,
+                lambda s: ((2 if kernel == "forward" else 3) * 4 * s[0] * s[1], 0), tol=1e-5)
+
+
+def _bmm_case() -> Case:
+    TM, TN, TK, TB = 32, 32, 16, 2
+
+    def inputs(torch, size):
+        b, m, n, k = size
+        x = torch.randn(b, m, k, device="cuda", dtype=torch.float16)
+        y = torch.randn(b, k, n, device="cuda", dtype=torch.float16)
+        c, cbuf = _poison(torch, (b, m, n), torch.float16)
+        return dict(a=x, b=y, c=c, bufs=[cbuf])
+
+    def run(mod, torch, t, which):
+        a, b, c = t["a"], t["b"], t["c"]
+        nb, m, k = a.shape
+        n = b.shape[2]
+        if which == "tritonc":
+            mod.bmm(a, b, c, m, n, k, nb, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                    c.stride(1), grid=(cdiv(m, TM), cdiv(n, TN), cdiv(nb, TB)))
+        elif which == "torch":
+            torch.bmm(a, b, out=c)
+        else:
+            _no_triton("bmm")
+        return [c]
+
+    return Case("bmm", "bmm", {"TYPE": "half", "TM": str(TM), "TN": str(TN), "TK": str(TK), "TB": str(TB)},
+                [(1, 1, 1, 1), (3, 100, 70, 50), (5, 33, 64, 17)], (64, 512, 512, 512), inputs, run,
+                lambda torch, t: [t["a"].double() @ t["b"].double()],
+                lambda s: (2 * s[0] * (s[1] * s[3] + s[3] * s[2] + s[1] * s[2]), 2 * s[0] * s[1] * s[2] * s[3]),
+                tol=1e-2)
+
+
+def _splitk_matmul_case() -> Case:
+    TM, TN, SPLITK = 64, 64, 4
+
+    def inputs(torch, size):
+        m, n, k = size  # n a multiple of 8 (ldc __multipleof(8)); A's rows padded to 8
+        a = _padded(torch, m, k, torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        c, cbuf = _poison(torch, (m, n), torch.float16)
+        locks = torch.zeros(2 * cdiv(m, TM) * cdiv(n, TN), device="cuda", dtype=torch.int32)
+        return dict(a=a, b=b, c=c, locks=locks, bufs=[cbuf])
+
+    def run(mod, torch, t, which):
+        a, b, c = t["a"], t["b"], t["c"]
+        m, k = a.shape
+        n = b.shape[1]
+        if which == "tritonc":
+            tiles = cdiv(m, TM) * cdiv(n, TN)
+            mod.splitk_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), t["locks"],
+                              grid=(tiles, 1, SPLITK))
+        elif which == "torch":
+            torch.matmul(a, b, out=c)
+        else:
+            _no_triton("splitk_matmul")
+        return [c]
+
+    def reference(torch, t):
+        assert (t["locks"] == 0).all(), "locks not released"
+        return [t["a"].double() @ t["b"].double()]
+
+    return Case("splitk_matmul", "splitk_matmul",
+                {"TYPE": "half", "TM": str(TM), "TN": str(TN), "TK": "32", "SPLITK": str(SPLITK), "GROUP_M": "8"},
+                [(33, 8, 1000), (1001, 776, 550), (100, 200, 3001)], (1024, 1024, 16384), inputs, run, reference,
+                lambda s: (2 * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]), 2 * s[0] * s[1] * s[2]), tol=1e-2)
+
+
+def _blocksparse_matmul_case() -> Case:
+    BLOCK, TN, DENSITY = 32, 64, 0.25
+
+    def inputs(torch, size):
+        mb, kb, n = size  # n a multiple of 8 (ldb, ldc __multipleof(8))
+        layout = torch.rand(mb, kb) < DENSITY
+        layout[0] = False  # an empty block row: C's rows must be zeros
+        nnz = int(layout.sum())
+        blocks = torch.randn(max(nnz, 1), BLOCK, BLOCK, device="cuda", dtype=torch.float16)
+        index = (torch.cumsum(layout.flatten().long(), 0) - 1).view(mb, kb)
+        header, pairs = [], []
+        for i in range(mb):
+            ks = torch.nonzero(layout[i]).flatten().tolist()
+            header += [2 * mb + len(pairs), len(ks)]
+            for kk in ks:
+                pairs += [int(index[i, kk]), kk]
+        lut = torch.tensor(header + pairs, dtype=torch.int32, device="cuda")
+        dense = torch.zeros(mb * BLOCK, kb * BLOCK, device="cuda", dtype=torch.float16)
+        rows, cols = torch.nonzero(layout, as_tuple=True)
+        for j, (i, kk) in enumerate(zip(rows.tolist(), cols.tolist())):
+            dense[i * BLOCK:(i + 1) * BLOCK, kk * BLOCK:(kk + 1) * BLOCK] = blocks[j]
+        b = torch.randn(kb * BLOCK, n, device="cuda", dtype=torch.float16)
+        c, cbuf = _poison(torch, (mb * BLOCK, n), torch.float16)
+        return dict(blocks=blocks, lut=lut, dense=dense, b=b, c=c, nnz=nnz, bufs=[cbuf])
+
+    def run(mod, torch, t, which):
+        b, c = t["b"], t["c"]
+        n = b.shape[1]
+        if which == "tritonc":
+            mod.blocksparse_matmul(t["blocks"], b, c, t["lut"], n, b.stride(0), c.stride(0),
+                                   grid=(c.shape[0] // BLOCK, cdiv(n, TN)))
+        elif which == "torch":  # the dense product of the densified A
+            torch.matmul(t["dense"], b, out=c)
+        else:
+            _no_triton("blocksparse_matmul")
+        return [c]
+
+    return Case("blocksparse_matmul", "blocksparse_matmul", {"TYPE": "half", "BLOCK": str(BLOCK), "TN": str(TN)},
+                [(2, 3, 40), (10, 12, 1000), (33, 17, 136)], (128, 128, 4096), inputs, run,
+                lambda torch, t: [t["dense"].double() @ t["b"].double()],
+                lambda s: (2 * (DENSITY * s[0] * s[1] * BLOCK * BLOCK + s[1] * BLOCK * s[2] + s[0] * BLOCK * s[2]),
+                           2 * DENSITY * s[0] * s[1] * BLOCK * BLOCK * s[2]), tol=1e-2)
+
+
+def _batchnorm_case() -> Case:
+    eps, momentum = 1e-5, 0.1
+
+    def inputs(torch, size):
+        n, c, h, w = size
+        x = 2 * torch.randn(n, c, h, w, device="cuda") + torch.randn(1, c, 1, 1, device="cuda")
+        gamma, beta = torch.randn(c, device="cuda"), torch.randn(c, device="cuda")
+        run_mean, run_var = torch.randn(c, device="cuda"), torch.rand(c, device="cuda")
+        y, ybuf = _poison(torch, (n, c, h, w), torch.float32)
+        mean, mbuf = _poison(torch, (c,), torch.float32)
+        rstd, rbuf = _poison(torch, (c,), torch.float32)
+        return dict(x=x, gamma=gamma, beta=beta, rm=run_mean, rv=run_var, rm0=run_mean.clone(),
+                    rv0=run_var.clone(), y=y, mean=mean, rstd=rstd, bufs=[ybuf, mbuf, rbuf])
+
+    def run(mod, torch, a, which):
+        x, y = a["x"], a["y"]
+        n, c, h, w = x.shape
+        if which == "tritonc":
+            mod.batchnorm(y, x, a["gamma"], a["beta"], a["mean"], a["rstd"], a["rm"], a["rv"], n, h * w,
+                          c * h * w, eps, momentum, grid=c)
+            return [y, a["mean"], a["rstd"], a["rm"], a["rv"]]
+        if which == "torch":
+            return [torch.nn.functional.batch_norm(x, a["rm"], a["rv"], a["gamma"], a["beta"], True, momentum, eps)]
+        _no_triton("batchnorm")
+
+    def reference(torch, a):
+        x = a["x"].double()
+        mean, var = x.mean((0, 2, 3)), x.var((0, 2, 3), unbiased=False)
+        rstd = 1 / torch.sqrt(var + eps)
+        count = x.numel() // x.shape[1]
+        unbiased = var * count / (count - 1) if count > 1 else var
+        ch = (slice(None), None, None)
+        y = (x - mean[ch]) * rstd[ch] * a["gamma"].double()[ch] + a["beta"].double()[ch]
+        return [y, mean, rstd, (1 - momentum) * a["rm0"].double() + momentum * mean,
+                (1 - momentum) * a["rv0"].double() + momentum * unbiased]
+
+    return Case("batchnorm", "batchnorm", {"TYPE": "float", "BN": "4", "BHW": "256"},
+                [(1, 1, 1, 1), (3, 5, 7, 9), (8, 64, 17, 15)], (32, 256, 56, 56), inputs, run, reference,
+                lambda s: (3 * 4 * s[0] * s[1] * s[2] * s[3], 0), tol=1e-4)
+
+
+def _permute_case(kernel: str) -> Case:
+    T0, T1, T2 = 4, 32, 32
+
+    def inputs(torch, size):
+        d0, d1, d2 = size
+        x = torch.randn(d0, d1, d2 + 3, device="cuda")[:, :, :d2]  # a strided view
+        shape = (d2, d0, d1) if kernel == "permute_201" else (d0, d1, d2)
+        y, ybuf = _poison(torch, shape, torch.float32)
+        return dict(x=x, y=y, bufs=[ybuf])
+
+    def run(mod, torch, a, which):
+        x, y = a["x"], a["y"]
+        if which == "tritonc":
+            getattr(mod, kernel)(y, x, *x.shape, *x.stride(), *y.stride(),
+                                 grid=(cdiv(x.shape[0], T0), cdiv(x.shape[1], T1), cdiv(x.shape[2], T2)))
+        elif which == "torch":
+            y.copy_(x.permute(2, 0, 1) if kernel == "permute_201" else x)
+        else:
+            _no_triton(kernel)
+        return [y]
+
+    def reference(torch, a):
+        return [a["x"].permute(2, 0, 1) if kernel == "permute_201" else a["x"]]
+
+    return Case(kernel, "permute", {"TYPE": "float", "T0": str(T0), "T1": str(T1), "T2": str(T2)},
+                [(1, 1, 1), (5, 100, 37), (33, 17, 129)], (64, 512, 512), inputs, run, reference,
+                lambda s: (2 * 4 * s[0] * s[1] * s[2], 0), tol=0.0)
+
+
+def _paper_matmul_case() -> Case:
+    def inputs(torch, size):
+        m, n, k = size  # n a multiple of 8 (ldc multiple_of(8)); A's and B's rows padded to 8
+        a, b = _padded(torch, m, k, torch.float16), _padded(torch, n, k, torch.float16)
+        c, cbuf = _poison(torch, (m, n), torch.float32)
+        return dict(a=a, b=b, c=c, bufs=[cbuf])
+
+    def run(mod, torch, t, which):
+        a, b, c = t["a"], t["b"], t["c"]
+        m, k = a.shape
+        n = b.shape[0]
+        if which == "tritonc":
+            mod.paper_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), grid=(cdiv(m, 64), cdiv(n, 64)))
+            return [c]
+        if which == "torch":
+            return [torch.matmul(a, b.t())]
+        _no_triton("paper_matmul")
+
+    return Case("paper_matmul", "paper_matmul", {}, [(64, 64, 64), (1001, 776, 550), (33, 8, 1000)],
+                (4096, 4096, 4096), inputs, run, lambda torch, t: [t["a"].double() @ t["b"].double().t()],
+                lambda s: (2 * (s[0] * s[2] + s[2] * s[1]) + 4 * s[0] * s[1], 2 * s[0] * s[1] * s[2]),
+                tol=1e-4, tune={"TM": [64], "TN": [64], "TK": [32]})
+
+
+def _shift_conv_case() -> Case:
+    HW, TM, TN = 28, 64, 64
+
+    def shifts(torch, c):
+        """The 3x3 shift pattern: channel group g = c * 9 // C is shifted by (g // 3 - 1, g % 3 - 1)."""
+        g = torch.arange(c, device="cuda") * 9 // c
+        return (g // 3 - 1).to(torch.int32), (g % 3 - 1).to(torch.int32)
+
+    def shift(torch, x, dh, dw):
+        """s[:, c, h, w] = x[:, c, h + dh[c], w + dw[c]], zero outside, one slice copy per shift group."""
+        s = torch.zeros_like(x)
+        H, W = x.shape[2:]
+        for a in (-1, 0, 1):
+            for b in (-1, 0, 1):
+                ch = ((dh == a) & (dw == b)).nonzero().flatten()
+                if ch.numel():
+                    c0, c1 = int(ch[0]), int(ch[-1]) + 1
+                    s[:, c0:c1, max(-a, 0):H - max(a, 0), max(-b, 0):W - max(b, 0)] = \
+                        x[:, c0:c1, max(a, 0):H - max(-a, 0), max(b, 0):W - max(-b, 0)]
+        return s
+
+    def inputs(torch, size):
+        n, c, k = size
+        x = torch.randn(n, c, HW, HW, device="cuda", dtype=torch.float16)
+        w = (torch.randn(k, c, device="cuda") / c ** 0.5).to(torch.float16)
+        dh, dw = shifts(torch, c)
+        y, ybuf = _poison(torch, (n, k, HW, HW), torch.float16)
+        return dict(x=x, w=w, dh=dh, dw=dw, y=y, bufs=[ybuf])
+
+    def run(mod, torch, a, which):
+        x, w, y = a["x"], a["w"], a["y"]
+        n, c = x.shape[:2]
+        k = w.shape[0]
+        if which == "tritonc":
+            m = n * HW * HW
+            mod.shift_conv(x, w, y, a["dh"], a["dw"], m, k, c, c * HW * HW, HW * HW, c, k * HW * HW, HW * HW,
+                           grid=(cdiv(m, TM), cdiv(k, TN)))
+            return [y]
+        if which == "torch":
+            return [torch.nn.functional.conv2d(shift(torch, x, a["dh"], a["dw"]), w[:, :, None, None])]
+        _no_triton("shift_conv")
+
+    def reference(torch, a):
+        s = shift(torch, a["x"].double(), a["dh"], a["dw"])
+        return [torch.einsum("nchw,kc->nkhw", s, a["w"].double())]
+
+    return Case("shift_conv", "shift_conv", {"TYPE": "half", "HH": str(HW), "WW": str(HW), "TM": str(TM),
+                                             "TN": str(TN), "TK": "16"},
+                [(1, 3, 5), (2, 37, 100), (4, 64, 64)], (32, 256, 256), inputs, run, reference,
+                lambda s: (2 * (2 * s[0] * s[1] * HW * HW + s[1] * s[2]), 2 * s[0] * HW * HW * s[1] * s[2]),
+                tol=1e-2)
+
+
+CASES += [lambda: _conv2d_case("conv2d", "float16", 28, 1, 1), lambda: _conv2d_case("conv2d_s2", "float32", 13, 2, 1),
+          lambda: _cross_entropy_case("forward"), lambda: _cross_entropy_case("backward"), _bmm_case,
+          _splitk_matmul_case, _blocksparse_matmul_case, _batchnorm_case, lambda: _permute_case("permute_201"),
+          lambda: _permute_case("copy3d"), _paper_matmul_case, _shift_conv_case]
