@@ -98,7 +98,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
 @click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add a directory to the #include search path.")
 @click.option("--tune", multiple=True, metavar="NAME=a,b,...", help="Candidate values of a meta-parameter (the first is compiled).")
 @click.option("--kernel", metavar="NAME", help="Compile only this kernel of a multi-kernel file.")
-@click.option("--num-warps", default="4", metavar="N[,N...]", show_default=True, help="Warps per program instance.")
+@click.option("--num-warps", default="auto", metavar="N[,N...]", show_default=True,
+              help="Warps per program instance; 'auto': 4, or more for large tiles (docs/cli.md).")
 @click.option("--num-stages", default="3", metavar="N[,N...]", show_default=True, help="Software-pipelining depth.")
 @click.option("--arch", type=click.Choice(ARCHS), default="sm_90", show_default=True, help="Target GPU architecture.")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
@@ -126,8 +127,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     unknown = [f for f in warning_flags if f != "error" and not f.startswith("no-")]
     if unknown:
         raise click.BadParameter(f"unknown warning flag '-W{unknown[0]}'", param_hint="-W")
-    warps = _parse_int_list(num_warps, "--num-warps")[0]
-    if not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # a CTA has at most 1024 threads
+    warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
+    if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
         raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
     stages = _parse_int_list(num_stages, "--num-stages")[0]
     if stages < 1:

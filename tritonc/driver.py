@@ -141,7 +141,7 @@ def frontend(text: str, path: str, options: CompileOptions, sources: SourceManag
         pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
         tu = parse_preprocessed(pre, path)
     module = generate_ir(tu, tunables=_tunable_values(tu, options), diag=diag,
-                         num_warps=options.num_warps)
+                         num_warps=options.num_warps or 4)
     if options.kernel is not None:
         select_kernel(module, options.kernel)
     return module
@@ -264,11 +264,20 @@ class Compilation:
 
         self._require_kernel()
         module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
-        module.attrs["num_warps"] = self.options.num_warps
-        run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.options.num_warps,
+        module.attrs["num_warps"] = self.num_warps
+        run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
                      allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages, arch=self.options.arch)
         self._print_analyses(module, ttg=True)
         return module
+
+    @cached_property
+    def num_warps(self) -> int:
+        """``options.num_warps``, or the default chosen from the optimised tile IR."""
+        if self.options.num_warps is not None:
+            return self.options.num_warps
+        from .analysis.num_warps import default_num_warps
+
+        return default_num_warps(self.ttir)
 
     @cached_property
     def lowered(self):

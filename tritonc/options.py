@@ -27,7 +27,8 @@ class CompileOptions:
         include_dirs: ``-I`` directories searched by ``#include``.
         tune: candidate lists per meta-parameter (``--tune TM=64,128``); the first is compiled.
         kernel: compile only this kernel of a multi-kernel file (``--kernel``).
-        num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads).
+        num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads);
+            ``None`` picks them from the kernel's tiles (:mod:`tritonc.analysis.num_warps`).
         num_stages: software-pipelining depth for loops that feed ``@``.
         arch: target GPU architecture, one of :data:`ARCHS`.
         allow_tf32: let ``@`` on float operands use TF32 tensor cores.
@@ -44,7 +45,7 @@ class CompileOptions:
     include_dirs: list[str] = field(default_factory=list)
     tune: dict[str, list[int]] = field(default_factory=dict)
     kernel: str | None = None
-    num_warps: int = 4
+    num_warps: int | None = None
     num_stages: int = 3
     arch: str = "sm_90"
     allow_tf32: bool = False
