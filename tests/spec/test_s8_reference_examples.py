@@ -1,49 +1,16 @@
 """Spec section 8: the two reference examples, verbatim, must compile and run correctly
 (four levels, as every rule; the GPU test runs them too)."""
+from pathlib import Path
+
 import numpy as np
 
 from spec_helpers import Rule, fixed, randn, spec_tests, zeros
 
-SOFTMAX = """\
-// y = softmax(x) along rows; one program per row. -D BLOCK=1024
-__global__ void softmax(float *Y, float *X, int stride_y, int stride_x, int N) {
-  int m = get_program_id(0);
-  int n[BLOCK] = 0 ... BLOCK;
-  bool check[BLOCK] = n < N;
-  float x[BLOCK] = check ? *(X + m * stride_x + n) : -F32_INFINITY;
-  float e[BLOCK] = exp(x - x[max]);
-  *?(check)(Y + m * stride_y + n) = e / e[+];
-}
-"""
+SPEC_SECTION_8 = Path(__file__).resolve().parents[1] / "data" / "spec_section8"
+#: The two reference kernels of spec section 8, verbatim (shared with the other test folders).
+SOFTMAX = (SPEC_SECTION_8 / "softmax.tri").read_text()
+MATMUL = (SPEC_SECTION_8 / "matmul.tri").read_text()
 
-MATMUL = """\
-// C[M,N] = A[M,K] @ B[K,N], half in, float accumulate, half out. Paper-style tunables.
-const tunable int TM = {64, 128};
-const tunable int TN = {64, 128};
-const tunable int TK = {32, 64};
-__global__ void matmul(half *A __noalias __readonly __aligned(16),
-                       half *B __noalias __readonly __aligned(16),
-                       half *C __noalias __aligned(16),
-                       int M, int N, int K,
-                       int lda __multipleof(8), int ldb __multipleof(8), int ldc __multipleof(8)) {
-  int rm[TM] = get_program_id(0) * TM + 0 ... TM;
-  int rn[TN] = get_program_id(1) * TN + 0 ... TN;
-  int rk[TK] = 0 ... TK;
-  half *pa[TM, TK] = A + rm[:, newaxis] * lda + rk[newaxis, :];
-  half *pb[TK, TN] = B + rk[:, newaxis] * ldb + rn[newaxis, :];
-  float acc[TM, TN] = 0;
-  for (int k = K; k > 0; k -= TK) {
-    half a[TM, TK] = (rm[:, newaxis] < M && rk[newaxis, :] < k) ? *pa : 0;
-    half b[TK, TN] = (rk[:, newaxis] < k && rn[newaxis, :] < N) ? *pb : 0;
-    acc += a @ b;
-    pa += TK;
-    pb += TK * ldb;
-  }
-  half c[TM, TN] = acc;
-  bool checkc[TM, TN] = rm[:, newaxis] < M && rn[newaxis, :] < N;
-  @checkc *(C + rm[:, newaxis] * ldc + rn[newaxis, :]) = c;
-}
-"""
 
 X = randn(3, 700)
 A, B = randn(100, 104, dtype=np.float16), randn(90, 72, dtype=np.float16)  # K = 90 inside lda = 104 (a multiple of 8)
