@@ -31,11 +31,12 @@ import re
 from pathlib import Path
 
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedInput, VisitError
 
-from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, spell_char
+from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
 from tritonc.frontend import ast
 from tritonc.frontend.preprocess import PreprocessedSource, preprocess
+from tritonc.frontend.syntax_errors import RESERVED, syntax_error
 
 GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "triton_c.lark"
 
@@ -131,7 +132,7 @@ def parse_preprocessed(pre: PreprocessedSource, path: str) -> ast.TranslationUni
     try:
         tree = _lark().parse(pre.text)  # LALR: no recursion, however deep the nesting
     except UnexpectedInput as err:
-        raise _syntax_error(err, pre) from None
+        raise syntax_error(err, pre, _terminal_display()) from None
     _check_nesting(tree, pre)
     try:
         unit = _ToAst(pre).transform(tree)
@@ -197,58 +198,6 @@ def _terminal_display() -> dict[str, str]:
     return shown
 
 
-_EXPRESSION_START = {"NAME", "INT_LIT", "LPAR"}
-
-#: Words that are keywords wherever they appear. The contextual lexer makes a keyword an
-#: identifier in places where the grammar cannot accept it, so these are checked by hand.
-_RESERVED = frozenset(
-    "if else for while do break continue return const void bool _Bool char short int long signed "
-    "unsigned half bfloat16 float double int1 int8 int16 int32 int64 uint8 uint16 uint32 uint64 "
-    "uchar ushort uint ulong fp16 fp32 fp64 true false bitcast __global__ __device__ "
-    "__attribute__".split())
-
-
-def _describe_expected(expected: set[str], at_end: bool) -> str:
-    """Summarise an LALR parser's acceptable terminals the way C compilers do."""
-    if at_end and "RBRACE" in expected:
-        return "'}'"
-    for closer in ("SEMICOLON", "RPAR", "RSQB", "COLON"):
-        if closer in expected:
-            return _terminal_display()[closer]
-    if _EXPRESSION_START <= expected:
-        return "expression"
-    if "NAME" not in expected and expected & {"VOID", "FLOAT", "HALF"}:
-        return "a type name"
-    if expected == {"NAME"} or ("NAME" in expected and "STAR" in expected):
-        return "identifier"
-    names = sorted(_terminal_display().get(e, e) for e in expected)
-    if len(names) > 4:
-        names = names[:4]
-    return " or ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def _syntax_error(err: UnexpectedInput, pre: PreprocessedSource) -> CompileError:
-    if isinstance(err, UnexpectedCharacters):
-        loc = pre.loc_at(err.pos_in_stream)
-        return CompileError(f"stray '{spell_char(pre.text[err.pos_in_stream])}' in program", loc)
-    assert isinstance(err, UnexpectedToken)
-    tok = err.token
-    at_end = tok.type == "$END"
-    loc = pre.eof_loc if at_end else pre.loc_at(tok.start_pos)
-    stack = err.interactive_parser.parser_state.value_stack if err.interactive_parser else []
-    last = stack[-1] if stack else None
-    if isinstance(last, Tree) and last.data == "identifier" and last.children[0].value in _RESERVED:
-        word = last.children[0]
-        return CompileError(f"expected expression before '{word.value}'", pre.loc_at(word.start_pos))
-    if not at_end and tok.value == "(" and "NAME" in err.expected:
-        following = pre.text[tok.end_pos:].lstrip()
-        if following.startswith("*"):
-            return CompileError("function pointers are not supported in Triton-C", loc)
-    where = "at end of input" if at_end else f"before '{tok.value}'"
-    expected = set(err.accepts or err.expected)
-    return CompileError(f"expected {_describe_expected(expected, at_end)} {where}", loc)
-
-
 # ---------------------------------------------------------------------------------------------
 # Parse tree -> AST
 # ---------------------------------------------------------------------------------------------
@@ -293,7 +242,7 @@ class _ToAst(Transformer_NonRecursive):
 
     def name(self, tok: Token) -> str:
         """The text of a declared name, which must not be a keyword."""
-        if tok.value in _RESERVED:
+        if tok.value in RESERVED:
             raise CompileError(f"expected identifier before '{tok.value}'", self.at(tok))
         return tok.value
 
@@ -544,7 +493,7 @@ class _ToAst(Transformer_NonRecursive):
 
     def identifier(self, meta, children):
         name = children[0]
-        if name.value in _RESERVED:
+        if name.value in RESERVED:
             raise CompileError(f"expected expression before '{name.value}'", self.at(name))
         return ast.Identifier(name.value, loc=self.at(name))
 
