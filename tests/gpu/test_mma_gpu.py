@@ -24,17 +24,23 @@ SIZES = [(333, 517, 250), (100, 70, 40), (64, 64, 16), (1, 8, 1000)]
 CASES = test_cases()
 
 
+_CAP = torch.cuda.get_device_capability()
+NATIVE = f"sm_{_CAP[0]}{_CAP[1]}" if f"sm_{_CAP[0]}{_CAP[1]}" in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80"
+#: Every case runs for the GPU's own architecture (mma.sync) and, on Hopper, for sm_90a (wgmma).
+ARCHS = [NATIVE] + (["sm_90a"] if _CAP == (9, 0) else [])
+
+
 @pytest.fixture(scope="module")
 def arch():
-    major, minor = torch.cuda.get_device_capability()
-    return f"sm_{major}{minor}" if f"sm_{major}{minor}" in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80"
+    return NATIVE
 
 
+@pytest.mark.parametrize("target", ARCHS)
 @pytest.mark.parametrize("cfg, dtype, a_col, b_col", CASES,
                          ids=[f"{c[1]}-{'T' if c[2] else 'N'}{'T' if c[3] else 'N'}-{c[0]}".replace(" ", "_")
                               for c in CASES])
-def test_mma_matmul(cfg, dtype, a_col, b_col, arch, tmp_path):
-    mod, _ = compile_row(Row("test", dtype, a_col, b_col, SIZES[0], cfg), arch, tmp_path)
+def test_mma_matmul(cfg, dtype, a_col, b_col, target, tmp_path):
+    mod, _ = compile_row(Row("test", dtype, a_col, b_col, SIZES[0], cfg), target, tmp_path)
     for size in SIZES:
         r = Row("test", dtype, a_col, b_col, size, cfg)
         for seed in (0, 1):

@@ -375,6 +375,7 @@ SIMPLE: dict[str, Callable[[Evaluator, Operation, list], Any]] = {
     "ttg.async_copy_global_to_local": _async_copy,
     "ttg.async_commit_group": lambda ev, op, v: None,
     "ttg.async_wait": lambda ev, op, v: None,
+    "ttg.wgmma_wait": lambda ev, op, v: v[0],
 }
 for _name in nx.BINARY:
     SIMPLE[_name] = _binary

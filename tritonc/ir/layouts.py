@@ -10,7 +10,8 @@ field names are modern Triton's (TritonGPU dialect):
 * ``SliceLayout``: the layout of a tile whose dimension ``dim`` was reduced away from (or will be
   broadcast into) a tile of layout ``parent``.
 * ``SharedLayout``: an allocation in shared memory, swizzled with ``vec`` / ``per_phase`` /
-  ``max_phase`` (the XOR swizzle of Triton's shared encoding), dimensions in ``order``.
+  ``max_phase`` (the XOR swizzle of Triton's shared encoding), dimensions in ``order``, the
+  contiguous dimension optionally split into ``block``-element blocks (wgmma's layouts).
 * ``MmaLayout`` / ``DotOperandLayout``: tensor-core accumulator and operand fragments
   (``version`` 2 = ``mma.sync.m16n8k16``, 3 = ``wgmma``), used by ``accelerate-matmul``.
 
@@ -20,7 +21,7 @@ order=[1,0]>``; the printer declares each distinct layout once as an alias
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 
 
 class Layout:
@@ -33,6 +34,8 @@ class Layout:
         parts = []
         for f in fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
+            if f.default is not MISSING and value == f.default:
+                continue  # optional fields print only when set
             if isinstance(value, tuple):
                 value = "[" + ",".join(str(v) for v in value) + "]"
             parts.append(f"{f.name}={value}")
@@ -67,10 +70,17 @@ class SliceLayout(Layout):
 
 @dataclass(frozen=True)
 class SharedLayout(Layout):
+    """Swizzled shared memory. ``block`` (optional, 0 = none): the contiguous dimension is
+    stored in blocks of ``block`` elements, each block a ``[rows, block]`` array of its own
+    (blocks outside rows, inside the other dimensions), so every row of the swizzle pattern is
+    ``block`` elements long: the canonical layouts of ``wgmma`` (PTX ISA 9.7.15.5.1), whose
+    swizzle atoms are 8 rows of 32, 64 or 128 bytes."""
+
     vec: int
     per_phase: int
     max_phase: int
     order: tuple[int, ...]
+    block: int = 0
     kind = "shared"
     alias_prefix = "shared"
 

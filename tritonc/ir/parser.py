@@ -7,7 +7,7 @@ input text when that text came from the printer. Comments (``// ...``) are ignor
 from __future__ import annotations
 
 import re
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from typing import Any
 
 from .core import Block, Function, Module, Operation, Region, Value
@@ -159,7 +159,8 @@ class _Parser:
                 break
         try:
             args = {f.name: tuple(values[f.name]) if isinstance(values[f.name], list) else values[f.name]
-                    for f in fields(cls)}  # type: ignore[arg-type]
+                    for f in fields(cls)  # type: ignore[arg-type]
+                    if f.name in values or f.default is MISSING}
         except KeyError as e:
             raise self.t.error(f"layout {kind} lacks field {e}") from None
         return cls(**args)

@@ -37,11 +37,17 @@ each op declares are registered next to its lowering, ``codegen/llvm/shared_ops.
   the first element of a vector says how many of its elements to copy.
 * ``ttg.async_commit_group``: close the group of the copies this thread issued since the
   last commit (``cp.async.commit_group``).
+* ``ttg.wgmma_wait(acc) {num} -> tile``: ``acc``, the result of a ``tt.dot`` on ``wgmma``
+  (mma v3) that was left running (``pending`` attribute of the dot), once at most ``num`` of
+  the warp group's wgmma groups are still running (``wgmma.wait_group num``, PTX ISA
+  9.7.15.7); the same values, now safe to read.
 * ``ttg.async_wait(buffers*) {num}``: wait until at most ``num`` of this thread's groups
   are still in flight (``cp.async.wait_group num``). The operands are the buffers those
   copies write; they only keep the buffers alive up to the wait.
 """
 from __future__ import annotations
+
+import dataclasses
 
 from .layouts import SharedLayout
 from .ops import OpDef, VerifyError, register_op
@@ -102,7 +108,7 @@ def subview_layout(layout: SharedLayout | None) -> SharedLayout | None:
     if layout is None:
         return None
     order = tuple(d - 1 for d in layout.order if d != 0)
-    return SharedLayout(layout.vec, layout.per_phase, layout.max_phase, order)
+    return dataclasses.replace(layout, order=order)
 
 
 def trans_shared_layout(layout: SharedLayout | None, order) -> SharedLayout | None:
@@ -112,7 +118,7 @@ def trans_shared_layout(layout: SharedLayout | None, order) -> SharedLayout | No
     inv = [0] * len(order)
     for i, o in enumerate(order):
         inv[o] = i
-    return SharedLayout(layout.vec, layout.per_phase, layout.max_phase, tuple(inv[d] for d in layout.order))
+    return dataclasses.replace(layout, order=tuple(inv[d] for d in layout.order))
 
 
 def _verify_subview(op) -> None:
@@ -197,3 +203,14 @@ register_op(OpDef("ttg.async_copy_global_to_local", operands=("ptr", "dst", "mas
 register_op(OpDef("ttg.async_commit_group", num_results=0, pure=False, doc="cp.async.commit_group"))
 register_op(OpDef("ttg.async_wait", operands=("buffers*",), attrs=("num",), num_results=0, pure=False,
                   verify=_verify_async_wait, doc="cp.async.wait_group num"))
+
+
+def _verify_wgmma_wait(op) -> None:
+    if op.operands[0].type != op.result.type:
+        _fail(op, f"result {op.result.type} differs from the operand {op.operands[0].type}")
+    if not isinstance(op.attrs.get("num"), int) or op.attrs["num"] < 0:
+        _fail(op, f"num must be a non-negative integer, got {op.attrs.get('num')!r}")
+
+
+register_op(OpDef("ttg.wgmma_wait", operands=("acc",), attrs=("num",), pure=False, verify=_verify_wgmma_wait,
+                  doc="wgmma.wait_group num: the accumulator of a running wgmma dot, once it is done"))

@@ -84,7 +84,8 @@ CANDIDATES = [Config(128, 256, 32, 8, 4), Config(128, 256, 32, 16, 4), Config(12
 
 #: Configurations tried by ``--sweep`` (fp16 4096^3, row-major).
 SWEEP = [Config(128, 256, 32, 8, 4), Config(128, 256, 64, 8, 3), Config(256, 128, 32, 8, 4),
-         Config(128, 128, 32, 4, 4)]
+         Config(128, 128, 32, 4, 4), Config(128, 256, 64, 8, 4), Config(128, 128, 64, 4, 4), Config(128, 128, 64, 8, 4),
+         Config(256, 128, 64, 8, 3)]
 
 TYPE_MACRO = {"float16": "half", "bfloat16": "bfloat16"}
 
@@ -453,15 +454,16 @@ def main(argv=None) -> int:
     p.add_argument("--no-rows", action="store_true", help="skip the table rows")
     p.add_argument("--experiments", action="store_true", help="also time the EXPERIMENTS variants")
     p.add_argument("--autotune", action="store_true", help="run the rows in the fastest of CANDIDATES")
+    p.add_argument("--arch", help="target architecture (default: the GPU's; sm_90a: wgmma on Hopper)")
     args = p.parse_args(argv)
     if args.prebuild:
-        print(f"{len(prebuild(Path(args.prebuild)))} modules in {args.prebuild}")
+        print(f"{len(prebuild(Path(args.prebuild), args.arch or 'sm_90'))} modules in {args.prebuild}")
         return 0
     import torch
     import triton
 
     major, minor = torch.cuda.get_device_capability()
-    arch = f"sm_{major}{minor}" if f"sm_{major}{minor}" in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80"
+    arch = args.arch or (f"sm_{major}{minor}" if f"sm_{major}{minor}" in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80")
     rows = [] if args.no_rows else [r for r in ROWS if not args.rows or r.name in args.rows.split(",")]
     print(f"bench_matmul: {torch.cuda.get_device_name()} ({arch}), torch {torch.__version__}, triton {triton.__version__}")
     lines = ["| row | M x N x K | config | check | rel err | tritonc ms | cuBLAS ms | Triton ms | tritonc TFLOP/s "

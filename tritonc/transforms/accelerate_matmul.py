@@ -55,6 +55,9 @@ from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayou
 from tritonc.ir.types import MemDescType, ScalarType, TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
 
+#: Architectures with ``wgmma.mma_async`` (PTX ISA 9.7.15: sm_90a only).
+WGMMA_ARCHS = ("sm_90a",)
+
 #: Operand element -> (accumulator element, k_width) of the mma v2 instruction for it.
 MMA_TYPES = {"f16": ("f32", 2), "bf16": ("f32", 2), "f32": ("f32", 1), "i8": ("i32", 4)}
 
@@ -90,6 +93,33 @@ def swizzled_layout(shape: tuple[int, ...], order: tuple[int, ...], elem_bytes: 
     return SharedLayout(vec, per_phase, max_phase, tuple(order))
 
 
+def wgmma_layout(shape: tuple[int, ...], order: tuple[int, ...], elem_bytes: int) -> SharedLayout | None:
+    """The swizzled layout ``wgmma`` reads an operand buffer of ``shape`` (``order[0]``
+    contiguous) in, or ``None`` when rows are not a multiple of 32 bytes.
+
+    The swizzle mode is the widest of 128, 64 and 32 bytes that divides a row; rows longer
+    than it are cut into ``block``-element blocks of that width (PTX ISA 9.7.15.5.1, the
+    canonical K-major and MN-major layouts: 8 rows of 16-byte chunks, chunk ``c`` of row ``r``
+    at ``c ^ ((r / per_phase) % max_phase)``: the hardware's XOR of address bits [4, 7) with
+    bits [7, 10) on a buffer aligned to 8 rows)."""
+    row = shape[order[0]] * elem_bytes
+    swizzle = next((s for s in (128, 64, 32) if row % s == 0), None)
+    if swizzle is None:
+        return None
+    return SharedLayout(16 // elem_bytes, 128 // swizzle, swizzle // 16, tuple(order),
+                        swizzle // elem_bytes if row > swizzle else 0)
+
+
+def operand_layout(shape: tuple[int, ...], order: tuple[int, ...], elem_bytes: int, mma: MmaLayout) -> SharedLayout:
+    """The shared layout of a dot operand buffer: :func:`wgmma_layout` for mma v3 (wgmma),
+    :func:`swizzled_layout` (``ldmatrix``) otherwise."""
+    if mma.version == 3:
+        layout = wgmma_layout(shape, order, elem_bytes)
+        if layout is not None:
+            return layout
+    return swizzled_layout(shape, order, elem_bytes)
+
+
 def register_order(layout: Layout | None, rank: int) -> tuple[int, ...]:
     """The dimension order (fastest first) of a register layout (row-major if unknown)."""
     while layout is not None and hasattr(layout, "parent") and not isinstance(layout, DotOperandLayout):
@@ -109,6 +139,33 @@ def mma_types(a: ScalarType, b: ScalarType, acc: ScalarType, input_precision: st
     if a.name == "f32" and not (allow_tf32 or input_precision == "tf32"):
         return None
     return kw
+
+
+def wgmma_eligible(op: Operation, num_warps: int) -> int | None:
+    """The ``N`` of one ``wgmma`` instruction when dot ``op`` (already :func:`eligible` for mma
+    v2) can run as ``wgmma.mma_async.m64nNk16`` on sm_90a, else ``None``: f16 / bf16 operands
+    with an f32 accumulator, warp groups of 4 warps stacked along M (``warps = [num_warps,
+    1]``, every warp owning 16-row slices of the whole width), ``M`` a multiple of ``16 *
+    num_warps``, ``N`` at most 256 or a multiple of 256 (one instruction per 256 columns) and a
+    multiple of 8; operand rows a multiple of 32 bytes (:func:`wgmma_layout`)."""
+    a, b, acc = (v.type for v in op.operands)
+    if a.element.name not in ("f16", "bf16") or acc.element.name != "f32" or num_warps % 4:
+        return None
+    M, K = a.shape
+    N = b.shape[1]
+    n = min(N, 256)
+    if M % (16 * num_warps) or N % 8 or N % n or K % 16:
+        return None
+    for x in (op.operands[0], op.operands[1]):
+        t = x.type
+        order = register_order(t.layout, 2)
+        lay = wgmma_layout(t.shape, order, t.element.bytes)
+        if lay is None:
+            return None
+        mn, extent = (0, 64) if x is op.operands[0] else (1, n)
+        if order[0] == mn and lay.block and extent % lay.block:
+            return None  # an instruction's M or N must cover whole blocks
+    return n
 
 
 def eligible(op: Operation, allow_tf32: bool) -> int | None:
@@ -146,18 +203,21 @@ def _operand(builder: Builder, dot: Operation, index: int, mma: MmaLayout, kw: i
     x = dot.operands[index]
     t = x.type
     order = register_order(t.layout, 2)
-    shared = swizzled_layout(t.shape, order, t.element.bytes)
+    shared = operand_layout(t.shape, order, t.element.bytes, mma)
     _insert_after_def(builder, x)
     alloc = builder.value("ttg.local_alloc", [x], MemDescType(t.element, t.shape, shared))
     builder.before(dot)
     return builder.value("ttg.local_load", [alloc], t.with_layout(DotOperandLayout(index, mma, kw)))
 
 
-def rewrite_dot(dot: Operation, num_warps: int, kw: int) -> None:
-    """Step 1-3 of the module docstring for one dot."""
+def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = None) -> None:
+    """Step 1-3 of the module docstring for one dot (mma v3 when ``wgmma_n`` is given)."""
     a, b, acc = dot.operands
     old = dot.result.type
-    mma = MmaLayout(2, warps_per_tile(old.shape, num_warps), (16, 8))
+    if wgmma_n is not None:
+        mma = MmaLayout(3, (num_warps, 1), (16, wgmma_n))
+    else:
+        mma = MmaLayout(2, warps_per_tile(old.shape, num_warps), (16, 8))
     builder = Builder()
     a2 = _operand(builder, dot, 0, mma, kw)
     b2 = _operand(builder, dot, 1, mma, kw)
@@ -294,6 +354,8 @@ class AccelerateMatmul(Pass):
     name = "accelerate-matmul"
     num_warps: int = 4
     allow_tf32: bool = False
+    #: Target architecture: ``sm_90a`` enables wgmma (mma v3, :func:`wgmma_eligible`).
+    arch: str = "sm_80"
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
@@ -302,7 +364,8 @@ class AccelerateMatmul(Pass):
             for dot in [op for op in f.walk() if op.name == "tt.dot"]:
                 kw = eligible(dot, self.allow_tf32)
                 if kw is not None:
-                    rewrite_dot(dot, num_warps, kw)
+                    n = wgmma_eligible(dot, num_warps) if self.arch in WGMMA_ARCHS else None
+                    rewrite_dot(dot, num_warps, kw, n)
                     changed = True
             if changed:
                 _retype_loop_args(f)

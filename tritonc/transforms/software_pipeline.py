@@ -69,19 +69,20 @@ the loop before its shared memory can be reused.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.builder import Builder
 from tritonc.ir.clone import clone_op
 from tritonc.ir.core import Block, BlockArgument, Module, Operation, Region, Value
-from tritonc.ir.layouts import DotOperandLayout, Layout
-from tritonc.ir.ttg_ops import trans_shared_layout
+from tritonc.ir.layouts import DotOperandLayout, Layout, MmaLayout
+from tritonc.ir.ttg_ops import subview_layout, trans_shared_layout
 from tritonc.ir.ops import get_opdef
 from tritonc.ir.types import I1, I32, MemDescType, TileType, element_type
 from tritonc.passes import AnalysisManager, Pass, register_pass
 
-from .accelerate_matmul import swizzled_layout
+from .accelerate_matmul import operand_layout
 from .coalesce import WARP_SIZE, blocked_layout
 from .pipeline_plan import (Candidate, LoopPlan, _build_limit, _Cloner, _is_zero_constant, _operand_wants, limit_form,
                             prefix_mask)
@@ -90,6 +91,11 @@ from .pipeline_plan import (Candidate, LoopPlan, _build_limit, _Cloner, _is_zero
 #: next trip's slice 0 right after the one barrier per trip (see the module docstring):
 #: ``True``, ``False``, or ``"auto"``: where :func:`slice_registers` fits the register file.
 SLICE_PREFETCH: bool | str = "auto"
+
+#: Leave each trip's wgmma running into the next trip (``wgmma.wait_group 1`` instead of 0,
+#: Triton's and CUTLASS's Hopper main loop): the copies then run ``S - 2`` trips ahead, since
+#: the slot of the trip before is still being read when a copy is issued.
+WGMMA_IN_FLIGHT = True
 
 
 def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
@@ -100,6 +106,12 @@ def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chun
     acc = acc_shape[0] * acc_shape[1] // threads
     frag = (acc_shape[0] // warps[0] + acc_shape[1] // warps[1]) * 16 * elem_bytes // (32 * 4)
     return acc + 2 * frag + 2 * copy_chunks + 40
+
+def consumer_mma(alloc: Operation) -> MmaLayout:
+    """The mma layout of the dot operands ``local_load``-ed from ``alloc``'s buffer."""
+    return next(u.result.type.layout.parent for u, _ in alloc.result.uses
+                if isinstance(u.result.type.layout, DotOperandLayout))
+
 
 class SoftwarePipeliner:
     def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis, slice_prefetch: bool | str = False):
@@ -229,8 +241,8 @@ class SoftwarePipeliner:
                 return None
             loads.append(ld)
         a_layout = dot.operands[0].type.layout
-        if not isinstance(a_layout, DotOperandLayout):
-            return None
+        if not isinstance(a_layout, DotOperandLayout) or a_layout.parent.version != 2:
+            return None  # wgmma (v3) reads whole buffers; its K steps need no fragment prefetch
         k_slice = 8 * a_layout.k_width
         if dot.operands[0].type.shape[1] < 2 * k_slice:
             return None
@@ -242,6 +254,34 @@ class SoftwarePipeliner:
             if regs > min(255, 65536 // threads):
                 return None
         return dot, loads[0], loads[1], k_slice
+
+    def wgmma_target(self, plan: LoopPlan) -> Operation | None:
+        """The loop's one dot when it can be left running across trips (see ``WGMMA_IN_FLIGHT``):
+        a wgmma (mma v3) dot reading both operands from the rings, accumulating into an
+        iteration argument used by it alone, its result used by the yield alone; ``S >= 3``."""
+        if not WGMMA_IN_FLIGHT or self.S < 3:
+            return None
+        body = plan.loop.regions[0].block
+        allocs = {c.alloc.result for c in plan.candidates}
+        dots = [op for op in body.ops if op.name == "tt.dot"]
+        if len(dots) != 1:
+            return None
+        dot = dots[0]
+        layout = dot.result.type.layout
+        if not isinstance(layout, MmaLayout) or layout.version != 3:
+            return None
+        for x in dot.operands[:2]:
+            ld = getattr(x, "op", None)
+            if ld is None or ld.name != "ttg.local_load" or ld.operands[0] not in allocs:
+                return None
+        acc = dot.operands[2]
+        if not (isinstance(acc, BlockArgument) and acc.block is body and len(acc.uses) == 1):
+            return None
+        if [u for u, _ in dot.result.uses] != [body.terminator] or len(dot.result.uses) != 1:
+            return None
+        if body.terminator.operands.index(dot.result) != body.args.index(acc) - 1:
+            return None
+        return dot
 
     def rewrite(self, plan: LoopPlan) -> None:
         S = self.S
@@ -256,19 +296,19 @@ class SoftwarePipeliner:
         pre = Builder().before(loop)
         hoisted: dict = {}
         target = self.slice_target(plan)
-        ahead_by = S if target else S - 1  # iterations between a copy and its use
+        running = None if target else self.wgmma_target(plan)
+        # Iterations between a copy and its use: with a wgmma left running, the slot of the
+        # trip before is still being read when the next copy is issued, so one less.
+        ahead_by = S if target else S - 2 if running else S - 1
 
         for c in plan.candidates:
             src_t = c.load.result.type
-            shared = swizzled_layout(src_t.shape, c.order, src_t.element.bytes)
-            ring_layout = type(shared)(shared.vec, shared.per_phase, shared.max_phase,
-                                       tuple(d + 1 for d in shared.order) + (0,))
+            shared = operand_layout(src_t.shape, c.order, src_t.element.bytes, consumer_mma(c.alloc))
+            ring_layout = dataclasses.replace(shared, order=tuple(d + 1 for d in shared.order) + (0,))
             c.ring_type = MemDescType(src_t.element, (S,) + tuple(src_t.shape), ring_layout)
             c.ring = pre.value("ttg.local_alloc", [], c.ring_type)
         slot_type = {id(c): MemDescType(c.ring_type.element, c.ring_type.shape[1:],
-                                        type(c.ring_type.layout)(c.ring_type.layout.vec, c.ring_type.layout.per_phase,
-                                                                 c.ring_type.layout.max_phase,
-                                                                 tuple(d - 1 for d in c.ring_type.layout.order if d)))
+                                        subview_layout(c.ring_type.layout))
                      for c in plan.candidates}
         rings = [c.ring for c in plan.candidates]
 
@@ -350,7 +390,7 @@ class SoftwarePipeliner:
                      k_slice_load(pre, view(pre, cb, zero), 1, 0, k_slice, dot.operands[1].type)]
             extra_inits, extra_types = [zero] + first, [I32] + [f.type for f in first]
         else:
-            extra_inits, extra_types = [pre.constant(S - 1, I32), zero], [I32, I32]
+            extra_inits, extra_types = [pre.constant(ahead_by, I32), zero], [I32, I32]
 
         # The new loop.
         new_inits = list(inits) + ahead + extra_inits
@@ -390,7 +430,7 @@ class SoftwarePipeliner:
             ahead_next, ext_next, carried = [], None, []
         else:
             ins, ext = extras
-            b.create("ttg.async_wait", rings, [], {"num": S - 2})
+            b.create("ttg.async_wait", rings, [], {"num": ahead_by - 1})
             b.create("gpu.barrier", [], [])
             ahead_next = issue_ahead(ins)
 
@@ -425,7 +465,10 @@ class SoftwarePipeliner:
                 vmap[dot.result] = acc
                 carried = list(cur)
                 continue
-            b.insert(clone_op(op, vmap))
+            new_op = clone_op(op, vmap)
+            if op is running:
+                new_op.attrs["pending"] = 1
+            b.insert(new_op)
 
         yields = [vmap.get(v, v) for v in yield_op.operands] + ahead_next
         yields += [ext_next] + carried if target else [rotate(ins), rotate(ext)]
@@ -433,8 +476,15 @@ class SoftwarePipeliner:
 
         for old, new in zip(loop.results, new_loop.results):
             old.replace_all_uses_with(new)
+        j = yield_op.operands.index(running.result) if running is not None else None
         loop.erase()
         Builder().after(new_loop).create("ttg.async_wait", rings, [], {"num": 0})
+        if running is not None:
+            res = new_loop.results[j]
+            done = Builder().after(new_loop).value("ttg.wgmma_wait", [res], res.type, {"num": 0})
+            for user, index in list(res.uses):
+                if user is not done.op:
+                    user.set_operand(index, done)
 
 
 @register_pass

@@ -18,7 +18,9 @@ from tritonc.ir.core import Module
 
 from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, memory, reduce, tile_ops  # noqa: F401
 from . import dot_mma, shared_ops  # noqa: F401  (after dot_fma: dot_mma wraps its tt.dot handler)
-from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo
+from . import dot_wgmma  # noqa: F401  (after dot_mma: dot_wgmma wraps its tt.dot handler)
+from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo, uses_wgmma
+from .smem_access import WGMMA_ALIGNMENT
 
 __all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]
 
@@ -46,7 +48,7 @@ def lower_module(module: Module, target_arch: str = "sm_90") -> LoweredModule:
     llmod.data_layout = DATALAYOUT
     smem = ir.GlobalVariable(llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)
     smem.linkage = "external"
-    smem.align = 16
+    smem.align = WGMMA_ALIGNMENT if any(uses_wgmma(f) for f in module.functions) else 16
     smem.type = SPTR  # an opaque `ptr addrspace(3)` (llvmlite would print a typed pointer)
     kernels: dict[str, KernelInfo] = {}
     for f in module.functions:

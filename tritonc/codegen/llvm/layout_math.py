@@ -242,10 +242,13 @@ def distribution(layout: Layout, shape: tuple[int, ...]) -> Distribution:
 # -- tensor-core layouts (mma v2 accumulator and dot operands) -----------------------------
 
 def mma_parent(layout: Layout) -> MmaLayout:
-    """The mma layout of an mma or dot-operand layout."""
+    """The mma layout of an mma or dot-operand layout. Version 3 (wgmma, warps ``[W, 1]``)
+    distributes the accumulator exactly as version 2 with those warps: warp ``w`` owns rows
+    ``16 w + 16 W i + {g, g + 8}`` and columns ``8 j + 2 t + {0, 1}``, four registers per
+    ``16 x 8`` tile in the order of ``wgmma``'s ``d`` registers (PTX ISA 9.7.15.5.3)."""
     parent = layout.parent if isinstance(layout, DotOperandLayout) else layout
-    if not isinstance(parent, MmaLayout) or parent.version != 2 or len(parent.warps_per_cta) != 2:
-        raise NotImplementedError(f"only mma version 2 (mma.sync) layouts of 2-D tiles are lowered, got {layout}")
+    if not isinstance(parent, MmaLayout) or parent.version not in (2, 3) or len(parent.warps_per_cta) != 2:
+        raise NotImplementedError(f"only mma version 2 and 3 layouts of 2-D tiles are lowered, got {layout}")
     return parent
 
 
@@ -376,6 +379,13 @@ def mma_warp_ids_ir(lw, mma: MmaLayout) -> tuple:
 
 # -- swizzled shared memory ----------------------------------------------------------------
 
+def row_width(layout: SharedLayout, shape: tuple[int, ...]) -> int:
+    """Elements per row of the swizzle pattern: the contiguous dimension, or ``layout.block``
+    when that splits it (see :func:`shared_offset`)."""
+    full = shape[layout.order[0]]
+    return layout.block if 0 < layout.block < full else full
+
+
 def shared_offset(layout: SharedLayout, shape: tuple[int, ...], coords):
     """Element offset of ``coords`` (ints or numpy arrays, one per dimension) in a buffer of
     ``shape`` laid out by ``layout``.
@@ -383,7 +393,10 @@ def shared_offset(layout: SharedLayout, shape: tuple[int, ...], coords):
     Dimension ``order[0]`` is contiguous; ``order[1]`` is the *row* dimension; the other
     dimensions are outer (slowest last). A row holds ``C = shape[order[0]]`` elements in
     chunks of ``vec``; row ``r`` stores its logical chunk ``c`` at chunk ``c ^ ((r //
-    per_phase) % max_phase)`` (Triton's swizzled shared encoding).
+    per_phase) % max_phase)`` (Triton's swizzled shared encoding). With ``layout.block`` (and
+    ``C > block``) the contiguous dimension is cut into ``C / block`` blocks, each stored as
+    ``[rows, block]`` (rows ``block`` elements long) one after the other, inside the outer
+    dimensions (wgmma's canonical layouts, PTX ISA 9.7.15.5.1).
     """
     order = layout.order
     col = coords[order[0]]
@@ -391,8 +404,13 @@ def shared_offset(layout: SharedLayout, shape: tuple[int, ...], coords):
     if len(order) == 1:
         return col
     row = coords[order[1]]
+    width, block = row_width(layout, shape), 0
+    if width != shape[order[0]]:
+        col, block = col % width, col // width
     phase = (row // layout.per_phase) % layout.max_phase
-    offset = offset + ((col // layout.vec) ^ phase) * layout.vec + row * shape[order[0]]
+    offset = offset + ((col // layout.vec) ^ phase) * layout.vec + row * width
+    if width != shape[order[0]]:
+        offset = offset + block * (width * shape[order[1]])
     stride = shape[order[0]] * shape[order[1]]
     for d in order[2:]:
         offset = offset + coords[d] * stride
@@ -448,8 +466,13 @@ def shared_offset_ir(builder, layout: SharedLayout, shape: tuple[int, ...], coor
         return c(col)
     row = coords[order[1]]
     vec = layout.vec
+    width, block = row_width(layout, shape), 0
+    if width != shape[order[0]]:
+        col, block = urem(col, width), udiv(col, width)
     phase = urem(udiv(row, layout.per_phase), layout.max_phase) if layout.max_phase > 1 else 0
-    offset = add(add(urem(col, vec), mul(xor(udiv(col, vec), phase), vec)), mul(row, shape[order[0]]))
+    offset = add(add(urem(col, vec), mul(xor(udiv(col, vec), phase), vec)), mul(row, width))
+    if width != shape[order[0]]:
+        offset = add(offset, mul(block, width * shape[order[1]]))
     stride = shape[order[0]] * shape[order[1]]
     for d in order[2:]:
         offset = add(offset, mul(coords[d], stride))

@@ -50,6 +50,7 @@ import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.core import Block, Function, Operation, Value
+from tritonc.ir.layouts import MmaLayout
 from tritonc.ir.types import PointerType, ScalarType, TileType, Type
 
 from .layout_math import Distribution, distribution
@@ -265,6 +266,16 @@ class KernelInfo:
         return 32 * self.num_warps
 
 
+def uses_wgmma(f: Function) -> bool:
+    """Whether function ``f`` has a ``tt.dot`` in an mma v3 (wgmma) layout."""
+    for op in f.walk():
+        if op.name == "tt.dot":
+            layout = op.result.type.layout
+            if isinstance(layout, MmaLayout) and layout.version == 3:
+                return True
+    return False
+
+
 class KernelLowering:
     """Lowers one kernel function into ``module`` (an ``llvmlite.ir.Module``)."""
 
@@ -280,6 +291,7 @@ class KernelLowering:
         self.shared_bytes = int(f.attrs.get("shared_bytes", 0))
         self.params: list[ParamInfo] = []
         self.nc_values: set[Value] = set()
+        self.wgmma = uses_wgmma(f)
 
     # -- building blocks ---------------------------------------------------------------------
     def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
@@ -313,7 +325,13 @@ class KernelLowering:
         return self.cache["warp"]
 
     def barrier(self) -> None:
-        """``bar.sync 0``: every thread of the CTA waits (PTX ISA 9.7.13.1)."""
+        """``bar.sync 0``: every thread of the CTA waits (PTX ISA 9.7.13.1). In a kernel with
+        ``wgmma`` dots the barrier is preceded by ``fence.proxy.async.shared::cta`` (PTX ISA
+        9.7.13.4.18): wgmma reads shared memory through the async proxy, and this fence makes
+        each thread's earlier generic-proxy writes (``st.shared``, completed ``cp.async``)
+        visible to it, so every write before the barrier is seen by every wgmma after it."""
+        if self.wgmma:
+            self.call("llvm.nvvm.fence.proxy.async.shared_cta", ir.VoidType(), [])
         self.call("llvm.nvvm.barrier.cta.sync.aligned.all", ir.VoidType(), [const(I32, 0)])
 
     def scratch_base(self, op: Operation, nbytes: int) -> int:

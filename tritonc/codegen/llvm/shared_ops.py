@@ -57,16 +57,30 @@ from tritonc.ir.types import MemDescType, TileType
 
 from .layout_math import canonical_ir, mma_parent, mma_reps, mma_warp_ids_ir
 from .lowering import I32, SharedEffect, const, llvm_type, lowers, shared_effects
-from .smem_access import (BUFFER_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address, elem_bytes,
+from .smem_access import (BUFFER_ALIGNMENT, WGMMA_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address, elem_bytes,
                           load_tile, register_offsets, store_tile, vector_groups)
 
 
 # -- effects (for liveness, allocate-shared and insert-barriers) ---------------------------
 
+def read_by_wgmma(buf) -> bool:
+    """Whether a buffer value (or a view of it) is read by a ``wgmma`` dot (an mma v3 operand)."""
+    for user, _ in buf.uses:
+        if user.name in ("ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice"):
+            if read_by_wgmma(user.result):
+                return True
+        elif user.name == "ttg.local_load":
+            layout = user.result.type.layout
+            if isinstance(layout, DotOperandLayout) and layout.parent.version == 3:
+                return True
+    return False
+
+
 @shared_effects("ttg.local_alloc")
 def _alloc_effects(op):
     t = op.result.type
-    effects = [SharedEffect("alloc", op.result, size=t.numel * elem_bytes(t), alignment=BUFFER_ALIGNMENT)]
+    align = WGMMA_ALIGNMENT if read_by_wgmma(op.result) else BUFFER_ALIGNMENT
+    effects = [SharedEffect("alloc", op.result, size=t.numel * elem_bytes(t), alignment=align)]
     if op.operands:
         effects.append(SharedEffect("write", op.result))
     return effects
@@ -323,7 +337,7 @@ def deferred_by_dot(op) -> bool:
     user, index = res.uses[0]
     if user.name != "tt.dot" or index > 1 or user.parent is not op.parent:
         return False
-    if ldmatrix_mode(op.operands[0].type, res.type.layout) is None:
+    if res.type.layout.parent.version == 2 and ldmatrix_mode(op.operands[0].type, res.type.layout) is None:
         return False
     block = op.parent.ops
     for mid in block[block.index(op) + 1:block.index(user)]:

@@ -27,6 +27,10 @@ from .lowering import I1, I32, const, llvm_type, storage_type
 #: Shared buffers are aligned to this many bytes (a swizzle period of 8 rows of 16 bytes).
 BUFFER_ALIGNMENT = 128
 
+#: Buffers ``wgmma`` reads are aligned to the 128-byte swizzle's period, 8 rows of 128 bytes:
+#: the hardware swizzles address bits, so the pattern must start on such a boundary.
+WGMMA_ALIGNMENT = 1024
+
 
 @dataclass
 class SharedBuffer:
@@ -64,7 +68,7 @@ def _pow2_ceil(n: int) -> int:
 def swizzle_periods(layout: SharedLayout, rank: int) -> list[int]:
     """Per buffer dimension, the period of a constant coordinate shift the swizzle does not see."""
     periods = [1] * rank
-    periods[layout.order[0]] = layout.vec * _pow2_ceil(layout.max_phase)
+    periods[layout.order[0]] = max(layout.vec * _pow2_ceil(layout.max_phase), layout.block)
     if rank > 1:
         periods[layout.order[1]] = layout.per_phase * layout.max_phase
     return periods
