@@ -13,36 +13,59 @@ from tritonc.codegen.target import Target
 
 from test_mma_ptx import EXAMPLE, KERNEL, filecheck, ptx_of  # tests/codegen is on sys.path
 
-# 128x256x64 on 8 warps (two warp groups of 64 x 256), 4 stages: the prologue copies two
+# 128x256x64 on 8 warps (two warp groups of 64 x 256), 4 stages: the prologue copies three
 # tiles; per trip: wait for this trip's slot, fence the generic-proxy writes for the async
-# proxy, one barrier, refill the slot read two trips ago, and four m64n256k16 (K = 64 in steps
-# of 16) reading A (K-major) and B (row-major: N-major, transpose bit 1) through descriptors,
-# left running (wait_group 1: the trip before is done); after the loop everything is waited for.
+# proxy, barrier, four m64n256k16 (K = 64 in steps of 16) reading A (K-major) and B (row-major:
+# N-major, transpose bit 1) through descriptors, left running (wait_group 1: the trip before
+# is done in this warp group), a second barrier (done in every warp group), then the copies
+# into the slot of the trip before, three trips ahead. After the loop everything is waited for.
 WGMMA_CHECKS = """
 CHECK: .extern .shared .align 1024 .b8 global_smem[];
 CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
-CHECK: cp.async.commit_group;
-CHECK: cp.async.commit_group;
+CHECK-COUNT-3: cp.async.commit_group;
 CHECK-NOT: cp.async.commit_group;
-CHECK: cp.async.wait_group 1;
+CHECK: cp.async.wait_group 2;
 CHECK-NEXT: fence.proxy.async.shared::cta;
 CHECK-NEXT: bar.sync 0;
-CHECK: cp.async.cg.shared.global
-CHECK: cp.async.commit_group;
 CHECK: wgmma.fence.sync.aligned;
 CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
 CHECK-NOT: wgmma.mma_async
 CHECK: wgmma.commit_group.sync.aligned;
-CHECK-NEXT: wgmma.wait_group.sync.aligned 1;
+CHECK: wgmma.wait_group.sync.aligned 1;
+CHECK: fence.proxy.async.shared::cta;
+CHECK-NEXT: bar.sync 0;
+CHECK: cp.async.cg.shared.global
+CHECK: cp.async.commit_group;
 CHECK-NOT: wgmma.mma_async
 CHECK: wgmma.wait_group.sync.aligned 0;
 CHECK: cp.async.wait_group 0;
 """
 
+# 128x256x32, 6 stages: one barrier a trip; the copies go out right after the wgmma issue
+# (into the slot of two trips before, four trips ahead), before the wait for the trip before.
+WGMMA_CHECKS_DEEP = """
+CHECK-COUNT-4: cp.async.commit_group;
+CHECK-NOT: cp.async.commit_group;
+CHECK: cp.async.wait_group 3;
+CHECK-NEXT: fence.proxy.async.shared::cta;
+CHECK-NEXT: bar.sync 0;
+CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+CHECK: wgmma.commit_group.sync.aligned;
+CHECK-NOT: bar.sync
+CHECK: cp.async.cg.shared.global
+CHECK: cp.async.commit_group;
+CHECK-NOT: bar.sync
+CHECK: wgmma.wait_group.sync.aligned 1;
+CHECK-NOT: bar.sync
+CHECK: wgmma.wait_group.sync.aligned 0;
+"""
 
-def test_wgmma_main_loop(tmp_path):
-    ptx = ptx_of(KERNEL, "sm_90a", tile=(128, 256, 64), num_warps=8, num_stages=4)
-    filecheck(ptx, WGMMA_CHECKS, tmp_path)
+
+@pytest.mark.parametrize("tile, stages, checks", [((128, 256, 64), 4, WGMMA_CHECKS),
+                                                  ((128, 256, 32), 6, WGMMA_CHECKS_DEEP)])
+def test_wgmma_main_loop(tile, stages, checks, tmp_path):
+    ptx = ptx_of(KERNEL, "sm_90a", tile=tile, num_warps=8, num_stages=stages)
+    filecheck(ptx, checks, tmp_path)
     assert "ldmatrix" not in ptx and "mma.sync" not in ptx
 
 

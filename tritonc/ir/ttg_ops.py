@@ -34,13 +34,17 @@ each op declares are registered next to its lowering, ``codegen/llvm/shared_ops.
   ``"prefix"`` (true for a prefix of the vector, e.g. ``k < K`` along a contiguous ``k``);
   with ``"limit"`` the mask is an i32 tile, an element is copied where it is positive, and it
   decreases by one from element to element along the contiguous dimension (``K - k``), so
-  the first element of a vector says how many of its elements to copy.
+  the first element of a vector says how many of its elements to copy. ``no_war``: no thread
+  reads the destination between the last barrier and the copy (the software pipeliner's
+  promise for a slot other than the ones being read), so ``insert-barriers`` does not order
+  it after the reads of the buffer since that barrier.
 * ``ttg.async_commit_group``: close the group of the copies this thread issued since the
   last commit (``cp.async.commit_group``).
 * ``ttg.wgmma_wait(acc) {num} -> tile``: ``acc``, the result of a ``tt.dot`` on ``wgmma``
   (mma v3) that was left running (``pending`` attribute of the dot), once at most ``num`` of
   the warp group's wgmma groups are still running (``wgmma.wait_group num``, PTX ISA
-  9.7.15.7); the same values, now safe to read.
+  9.7.15.7); the same values, safe to read once ``num`` is 0 (with ``num = 1`` the result
+  may only feed the next dot, and the groups before are done: their buffers are free).
 * ``ttg.async_wait(buffers*) {num}``: wait until at most ``num`` of this thread's groups
   are still in flight (``cp.async.wait_group num``). The operands are the buffers those
   copies write; they only keep the buffers alive up to the wait.

@@ -361,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     lines, failed, copy_gbs = [], 0, None
     for factory in factories:
         row = factory(torch)
+        if row is None:  # not for this GPU
+            continue
         if args.only and row.name not in args.only and row.example is not None:
             continue
         mod, ok, err, why = None, True, 0.0, ""
@@ -377,15 +379,17 @@ def main(argv: list[str] | None = None) -> int:
             copy_gbs = row.nbytes / times["torch"] / 1e6
         t_ms, tr_ms = times.get("tritonc"), times.get("triton")
         vs_triton = f"{tr_ms / t_ms:.2f}" if t_ms and tr_ms else "-"
+        vs_torch = f"{times['torch'] / t_ms:.2f}" if t_ms and times.get("torch") and row.example else "-"
         vs_copy = f"{row.nbytes / t_ms / 1e6 / copy_gbs:.2f}" if t_ms and copy_gbs and not row.flops else "-"
         lines.append((row.name, row.size, row.num_warps if row.example else "-",
                       ("ok" if ok else "FAIL " + why) if row.example else "-",
                       f"{err:.1e}" if row.example else "-",
                       *(f"{times[s]:.4f}" if times.get(s) else "-" for s in ("tritonc", "torch", "triton")),
-                      _rate(row, t_ms if row.example else times.get("torch")), _rate(row, tr_ms), vs_triton, vs_copy))
+                      _rate(row, t_ms if row.example else times.get("torch")), _rate(row, tr_ms), vs_triton, vs_torch,
+                      vs_copy))
         print(f"  {row.name} {row.size}: {lines[-1][3]} {lines[-1][5:]}", file=sys.stderr, flush=True)
     head = ("row", "size", "warps", "check", "max err", "tritonc ms", "torch ms", "triton ms",
-            "tritonc rate", "triton rate", "vs triton", "vs copy")
+            "tritonc rate", "triton rate", "vs triton", "vs torch", "vs copy")
     table = [head] + lines
     widths = [max(len(str(r[i])) for r in table) for i in range(len(head))]
     print()
@@ -393,8 +397,10 @@ def main(argv: list[str] | None = None) -> int:
         print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
         if i == 0:
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    print("\nrates: bytes read once + written once over the median time; 'vs triton': Triton's time over "
-          "tritonc's; 'vs copy': tritonc's rate over the device copy's (first row), same run.")
+    print("\nrates: bytes read once + written once over the median time (TFLOP/s for matmul rows); 'vs triton' / "
+          "'vs torch': Triton's / torch's (cuBLAS for matmul) time over tritonc's; 'vs copy': tritonc's rate over "
+          "the device copy's (first row), same run. Matmul rows marked wgmma are compiled for sm_90a, the others "
+          "use mma.sync.")
     return 1 if failed else 0
 
 

@@ -59,6 +59,7 @@ class Row:
     b_col: bool         # B column-major
     size: tuple[int, int, int]
     config: Config = field(default_factory=Config)
+    arch: str | None = None  # None: the GPU's own (mma.sync); "sm_90a": wgmma
 
     @property
     def layout(self) -> str:
@@ -77,6 +78,17 @@ ROWS = [
     Row("fp16 NN ragged", "float16", False, False, (4095, 4097, 1000), BIG),
     Row("bf16 TN ragged", "bfloat16", True, False, (4095, 4097, 1000), BIG),
 ]
+
+#: The configuration of the wgmma rows (fastest of ``--experiments --arch sm_90a``, RESULTS.md).
+WGMMA = Config(128, 256, 64, 8, 4)
+
+#: The same rows on Hopper's wgmma (``--arch sm_90a``), run where the GPU is an sm_90.
+WGMMA_ROWS = [replace(r, name=r.name + " wgmma", config=WGMMA, arch="sm_90a") for r in ROWS]
+
+
+def rows_for(arch: str) -> list[Row]:
+    """The table rows on a GPU of ``arch``: mma.sync everywhere, wgmma too on sm_90."""
+    return ROWS + (WGMMA_ROWS if arch == "sm_90" else [])
 
 #: Candidate configurations of ``--autotune`` (default code generation): the rows run in
 #: the one that is fastest at fp16 4096^3 NN.
@@ -131,7 +143,7 @@ def row_options(row: Row, arch: str) -> tuple[str, CompileOptions]:
 
 def compile_row(row: Row, arch: str, outdir: Path):
     """The generated launcher module of ``row``'s kernel (and the compile time)."""
-    name, options = row_options(row, arch)
+    name, options = row_options(row, row.arch or arch)
     return load_module(name, KERNEL, options, outdir)
 
 
@@ -222,8 +234,10 @@ def bench_row_factories(bench_row_class) -> list:
     """``make bench`` rows (``tritonc.tools.bench``'s ``Row``) for :data:`ROWS`: each compiles
     ``benchmarks/kernels/matmul.tri`` in the row's configuration and reports TFLOP/s."""
     factories = []
-    for row in ROWS:
+    for row in ROWS + WGMMA_ROWS:
         def factory(torch, row=row):
+            if row.arch == "sm_90a" and torch.cuda.get_device_capability() != (9, 0):
+                return None  # wgmma rows only on Hopper
             M, N, K = row.size
 
             def make():
@@ -240,7 +254,7 @@ def bench_row_factories(bench_row_class) -> list:
                 run_triton(t)
                 return [t["c"]]
 
-            def compile_(arch):
+            def compile_(arch, row=row):
                 with tempfile.TemporaryDirectory() as tmp:
                     mod, seconds = compile_row(row, arch, Path(tmp))
                 return mod, None, seconds
@@ -330,22 +344,21 @@ def run_tests(torch, arch: str, outdir: Path) -> int:
 
 
 #: ``--experiments``: (tag, code-generation flags, configuration) of fp16 4096^3 NN variants.
-#: Flags: ``fragment_prefetch`` (``dot_mma.FRAGMENT_PREFETCH``), ``slice_prefetch``
-#: (``software_pipeline.SLICE_PREFETCH``).
+#: Flags (:func:`codegen_flags`): ``fragment_prefetch``, ``slice_prefetch`` (mma.sync),
+#: ``wgmma_in_flight``, ``copies_after_dot`` (wgmma, ``software_pipeline``'s flags).
 EXPERIMENTS = [
-    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 4)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 3)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 5)),
-    ("v0", dict(slice_prefetch=False), Config(128, 256, 32, 8, 4)),
-    ("v0", dict(slice_prefetch=False), Config(128, 256, 64, 8, 3)),
-    ("v0", dict(slice_prefetch=False), Config(128, 256, 32, 16, 4)),
-    ("v0", dict(slice_prefetch=False), Config(256, 128, 32, 16, 4)),
-    ("auto", dict(slice_prefetch="auto"), Config(256, 128, 32, 8, 4)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 128, 32, 4, 4)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 128, 32, 8, 4)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 128, 64, 8, 3)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 4, 16)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 4, 4)),
+    # wgmma (run with --arch sm_90a): copies after the dot with one barrier a trip (S - 2
+    # ahead) or after the wait and a second barrier (S - 1 ahead); pipeline depth
+    ("one", dict(second_barrier=False), Config(128, 256, 64, 8, 4)),
+    ("two", dict(second_barrier=True), Config(128, 256, 64, 8, 4)),
+    ("two", dict(second_barrier=True), Config(128, 256, 64, 8, 3)),
+    ("one", dict(second_barrier=False), Config(128, 256, 32, 8, 6)),
+    ("two", dict(second_barrier=True), Config(128, 256, 32, 8, 6)),
+    ("one", dict(second_barrier=False), Config(128, 256, 32, 8, 7)),
+    ("one", dict(second_barrier=False), Config(128, 256, 32, 8, 8)),
+    ("two", dict(second_barrier=True), Config(128, 256, 32, 8, 8)),
+    ("one", dict(second_barrier=False), Config(128, 128, 64, 4, 6)),
+    ("one", dict(second_barrier=False), Config(128, 256, 32, 8, 7, 16)),
 ]
 
 
@@ -354,11 +367,15 @@ def codegen_flags(**flags):
     from tritonc.codegen.llvm import dot_mma
     from tritonc.transforms import software_pipeline
 
-    old = dict(fragment_prefetch=dot_mma.FRAGMENT_PREFETCH, slice_prefetch=software_pipeline.SLICE_PREFETCH)
-    if "fragment_prefetch" in flags:
-        dot_mma.FRAGMENT_PREFETCH = flags["fragment_prefetch"]
-    if "slice_prefetch" in flags:
-        software_pipeline.SLICE_PREFETCH = flags["slice_prefetch"]
+    names = {"fragment_prefetch": (dot_mma, "FRAGMENT_PREFETCH"),
+             "slice_prefetch": (software_pipeline, "SLICE_PREFETCH"),
+             "wgmma_in_flight": (software_pipeline, "WGMMA_IN_FLIGHT"),
+             "copies_after_dot": (software_pipeline, "WGMMA_COPIES_AFTER_DOT"),
+             "second_barrier": (software_pipeline, "WGMMA_SECOND_BARRIER")}
+    old = {k: getattr(m, a) for k, (m, a) in names.items()}
+    for k, v in flags.items():
+        m, a = names[k]
+        setattr(m, a, v)
     return old
 
 
@@ -391,7 +408,7 @@ def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
     """Write the launcher modules of every row, sweep configuration, test case and the peak
     kernel to ``outdir`` (for ``TRITONC_PREBUILT`` on a machine that cannot compile)."""
     outdir.mkdir(parents=True, exist_ok=True)
-    jobs = [row_options(r, arch) + (KERNEL,) for r in ROWS]
+    jobs = [row_options(r, r.arch or arch) + (KERNEL,) for r in ROWS + WGMMA_ROWS]
     jobs += [row_options(replace(r, config=cfg), arch) + (KERNEL,) for r in ROWS for cfg in CANDIDATES]
     jobs += [row_options(Row("sweep", "float16", False, False, (4096,) * 3, cfg), arch) + (KERNEL,) for cfg in SWEEP]
     jobs += [row_options(Row("test", dt, a, b, (1, 1, 1), cfg), arch) + (KERNEL,) for cfg, dt, a, b in test_cases()]
@@ -464,7 +481,7 @@ def main(argv=None) -> int:
 
     major, minor = torch.cuda.get_device_capability()
     arch = args.arch or (f"sm_{major}{minor}" if f"sm_{major}{minor}" in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80")
-    rows = [] if args.no_rows else [r for r in ROWS if not args.rows or r.name in args.rows.split(",")]
+    rows = [] if args.no_rows else [r for r in rows_for(arch) if not args.rows or r.name in args.rows.split(",")]
     print(f"bench_matmul: {torch.cuda.get_device_name()} ({arch}), torch {torch.__version__}, triton {triton.__version__}")
     lines = ["| row | M x N x K | config | check | rel err | tritonc ms | cuBLAS ms | Triton ms | tritonc TFLOP/s "
              "| cuBLAS TFLOP/s | Triton TFLOP/s | vs cuBLAS | vs Triton |",

@@ -1,4 +1,5 @@
-"""``accelerate-matmul``: move eligible ``tt.dot`` ops to tensor cores (``mma.sync``, mma v2).
+"""``accelerate-matmul``: move eligible ``tt.dot`` ops to tensor cores (``mma.sync``, mma v2;
+``wgmma``, mma v3, on sm_90a).
 
 Preconditions: ttg IR (every tile has a layout, after ``assign-layouts``). Postconditions: each
 eligible dot has an :class:`~tritonc.ir.layouts.MmaLayout` accumulator and result, and
@@ -27,6 +28,13 @@ Rewrite of ``d = tt.dot(a, b, c)``:
    right before the dot (``k_width`` = elements per 32-bit register: 2, 1 (tf32), 4 (i8));
 3. ``c`` is converted to ``mma``, the new dot produces ``mma``, and a conversion back to the old
    layout feeds the old users.
+
+On ``--arch sm_90a`` a dot that :func:`wgmma_eligible` accepts (f16 / bf16 operands, an f32
+accumulator, ``M`` a multiple of 16 rows per warp) gets ``MmaLayout(3, [num_warps, 1], [16,
+N])`` instead: warp groups of 4 warps stacked along M, ``N`` the width of one
+``wgmma.mma_async.m64nNk16`` (at most 256), the same register distribution as mma v2 with those
+warps (``codegen/llvm/layout_math.py``); its operand buffers are in :func:`wgmma_layout`, and
+the tensor cores read them straight from shared memory (``codegen/llvm/dot_wgmma.py``).
 
 Then two clean-ups keep the accumulator in registers in the mma layout:
 

@@ -22,6 +22,9 @@ only after an ``async_wait`` that covers it: a read of its bytes needs a barrier
 (RAW), and a barrier before the wait does not make them visible. Which copies a
 ``wait_group(num > 0)`` completes is not tracked: each such wait treats every copy in flight as
 possibly complete (a pending write) and still in flight; ``num = 0`` completes them all.
+Buffers are whole intervals (a pipeline ring is one), so a copy the software pipeliner issues
+into a slot nobody is reading, after the reads of other slots, carries ``no_war`` and is not
+ordered against those reads.
 
 Algorithm: a dense forward data-flow problem (``dataflow.solve_dense_forward``) whose state is
 the set of byte intervals read, written and asynchronously written since the last barrier
@@ -66,6 +69,7 @@ class Access:
     kind: str
     interval: Interval = (0, 0)
     drain: bool = False
+    no_war: bool = False  # an async_write its producer guarantees no thread is reading
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,7 @@ def accesses(op: Operation, allocation: SharedAllocation) -> list[Access]:
             steps.append(Access("async_wait", drain=effect.num == 0))
         elif effect.kind in ("read", "write", "async_write"):
             for buf in sorted(liveness.names(effect.value), key=lambda b: liveness.point[b.owner]):
-                steps.append(Access(effect.kind, allocation.interval(buf)))
+                steps.append(Access(effect.kind, allocation.interval(buf), no_war=effect.no_war))
     return steps
 
 
@@ -134,8 +138,8 @@ class _PendingAccesses(DenseForwardProblem[Pending]):
                 writes = writes | before.async_writes
             elif step.kind == "read" and _overlaps(step.interval, writes):
                 return True  # RAW
-            elif step.kind in ("write", "async_write") and (_overlaps(step.interval, before.reads)
-                                                            or _overlaps(step.interval, writes)):
+            elif step.kind in ("write", "async_write") and (
+                    (not step.no_war and _overlaps(step.interval, before.reads)) or _overlaps(step.interval, writes)):
                 return True  # WAR / WAW
         return False
 

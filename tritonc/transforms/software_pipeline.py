@@ -63,6 +63,15 @@ barrier), and the load of the next slot's slice 0, carried into the next trip. O
 per trip, with the last slice's mma still to issue after it, so the tensor cores do not
 wait for the barrier; the price is a second set of fragment registers.
 
+wgmma dots (mma v3, sm_90a; :data:`WGMMA_IN_FLIGHT`): the dot is issued and left running
+(``pending = 1``); ``ttg.wgmma_wait {num = 1}`` after it waits for the trip before, and
+``{num = 0}`` after the loop for the last one. A slot is then free only once every warp group
+is past the wait for the trip that read it, so the copies either go out between the dot and
+its wait into the slot of two trips before (``S - 2`` trips ahead, one barrier a trip; the
+copies carry ``no_war``, which tells ``insert-barriers`` that the slot is not the one being
+read), or after the wait and a second barrier into the slot of the trip before (``S - 1``
+ahead, OpenAI Triton's loop; :data:`WGMMA_SECOND_BARRIER`, by default when ``S <= 4``).
+
 The loop stays correct for any trip count: copies for iterations that do not exist are
 masked off (they read nothing and write zeros nobody reads), and the ring is waited for after
 the loop before its shared memory can be reused.
@@ -96,6 +105,18 @@ SLICE_PREFETCH: bool | str = "auto"
 #: Triton's and CUTLASS's Hopper main loop): the copies then run ``S - 2`` trips ahead, since
 #: the slot of the trip before is still being read when a copy is issued.
 WGMMA_IN_FLIGHT = True
+
+#: With a wgmma left running: issue the copies after the dot (the tensor cores get the trip's
+#: work first), before its ``ttg.wgmma_wait {num = 1}``; else right after the barrier.
+WGMMA_COPIES_AFTER_DOT = True
+
+#: With a wgmma left running: issue the copies after the wait for the trip before and a second
+#: barrier (after it every warp group is done with that trip's slot: OpenAI Triton's Hopper
+#: loop), so they run ``S - 1`` trips ahead instead of ``S - 2``, for one more barrier a trip.
+#: ``"auto"``: where ``S - 2`` trips would be fewer than 3 (``S <= 4``). Measured on an H200
+#: (fp16 4096^3, benchmarks/RESULTS.md): 128x256x64 s4 628 TFLOP/s with it, 587 without;
+#: 128x256x32 s6 581 with it, 615 without; s8 580 / 611.
+WGMMA_SECOND_BARRIER: bool | str = "auto"
 
 
 def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
@@ -299,7 +320,8 @@ class SoftwarePipeliner:
         running = None if target else self.wgmma_target(plan)
         # Iterations between a copy and its use: with a wgmma left running, the slot of the
         # trip before is still being read when the next copy is issued, so one less.
-        ahead_by = S if target else S - 2 if running else S - 1
+        second = running is not None and (S <= 4 if WGMMA_SECOND_BARRIER == "auto" else bool(WGMMA_SECOND_BARRIER))
+        ahead_by = S if target else S - 2 if running and not second else S - 1
 
         for c in plan.candidates:
             src_t = c.load.result.type
@@ -318,7 +340,7 @@ class SoftwarePipeliner:
                 return None
             return plan.wants.get(a, a.type.layout)
 
-        def issue(b: Builder, env: dict, slot: Value, iter_iv: Value) -> None:
+        def issue(b: Builder, env: dict, slot: Value, iter_iv: Value, no_war: bool = False) -> None:
             cloner = _Cloner(plan, env, b, pre, hoisted)
             valid = b.value("arith.cmpi", [iter_iv, ub], I1, {"predicate": pred})
             for c in plan.candidates:
@@ -336,6 +358,8 @@ class SoftwarePipeliner:
                                                             TileType(I1, shape, lay))
                 dst = b.value("ttg.memdesc_subview", [c.ring, slot], slot_type[id(c)])
                 attrs = {"vec": c.vec, "mask_kind": c.mask_kind or "uniform"}
+                if no_war:
+                    attrs["no_war"] = True  # its slot is not the one read since the barrier
                 b.create("ttg.async_copy_global_to_local", [p, dst, m], [], attrs)
             b.create("ttg.async_commit_group", [], [])
             return cloner
@@ -413,12 +437,12 @@ class SoftwarePipeliner:
             wrap = b.value("arith.cmpi", [nxt, b.constant(S, I32)], I1, {"predicate": "eq"})
             return b.value("arith.select", [wrap, zero, nxt], I32)
 
-        def issue_ahead(slot: Value) -> list[Value]:
+        def issue_ahead(slot: Value, no_war: bool = False) -> list[Value]:
             dist = b.value("arith.muli", [step, b.constant(ahead_by, iv.type)], iv.type)
             iv_n = b.value("arith.addi", [niv, dist], iv.type)
             env = {iv: iv_n}
             env.update({old_args[jj]: a for jj, a in zip(plan.s0_args, n_ahead)})
-            return advance(issue(b, env, slot, iv_n))
+            return advance(issue(b, env, slot, iv_n, no_war))
 
         vmap: dict[Value, Value] = {iv: niv}
         vmap.update(dict(zip(old_args, n_args)))
@@ -432,7 +456,8 @@ class SoftwarePipeliner:
             ins, ext = extras
             b.create("ttg.async_wait", rings, [], {"num": ahead_by - 1})
             b.create("gpu.barrier", [], [])
-            ahead_next = issue_ahead(ins)
+            if not (running and (WGMMA_COPIES_AFTER_DOT or second)):
+                ahead_next = issue_ahead(ins)
 
         # The original body, reading the pipelined tiles from slot ext.
         for op in body.ops[:-1]:
@@ -466,9 +491,16 @@ class SoftwarePipeliner:
                 carried = list(cur)
                 continue
             new_op = clone_op(op, vmap)
-            if op is running:
-                new_op.attrs["pending"] = 1
             b.insert(new_op)
+            if op is running:
+                # Issued and left running; the copies go out while it runs, then the wait
+                # for the trip before (its slot is refilled in two trips' time).
+                new_op.attrs["pending"] = 1
+                if WGMMA_COPIES_AFTER_DOT and not second:
+                    ahead_next = issue_ahead(ins, no_war=True)
+                vmap[op.result] = b.value("ttg.wgmma_wait", [new_op.result], new_op.result.type, {"num": 1})
+                if second:
+                    ahead_next = issue_ahead(ins)  # insert-barriers puts a barrier before it
 
         yields = [vmap.get(v, v) for v in yield_op.operands] + ahead_next
         yields += [ext_next] + carried if target else [rotate(ins), rotate(ext)]

@@ -19,6 +19,10 @@ chunk's ``N / 2`` f32 registers, which are the mma layout's registers of those t
     wgmma.wait_group.sync.aligned 0          (inline asm that also "produces" the accumulators,
                                               so nothing reads them before the wait)
 
+A dot with the ``pending`` attribute (the software pipeliner's, see ``WGMMA_IN_FLIGHT``)
+stops after the commit: its result is read through a ``ttg.wgmma_wait`` (the same inline asm,
+``wait_group num``), so the group runs on while the loop issues its copies.
+
 Descriptor (PTX ISA 9.7.15.5.1, "Matrix Descriptor Format"): bits 0-13 the start address >> 4,
 16-29 the leading-dimension byte offset (LBO) >> 4, 32-45 the stride-dimension byte offset
 (SBO) >> 4, 62-63 the swizzle mode (1 = 128-byte, 2 = 64-byte, 3 = 32-byte). With a swizzle
@@ -172,12 +176,8 @@ def lower_wgmma_dot(lw, op) -> None:
                 for j in range(per):
                     regs[start + j] = bld.extract_value(res, j)
     lw.call("llvm.nvvm.wgmma.commit_group.sync.aligned", ir.VoidType(), [])
-    pending = int(op.attrs.get("pending", 0))
-    if pending:
-        # Left running: the previous trip's group is done (its slot may be refilled), this
-        # one's accumulators are read only by the next dot or a ttg.wgmma_wait.
-        lw.call("llvm.nvvm.wgmma.wait_group.sync.aligned", ir.VoidType(), [ir.Constant(I64, pending)])
-        lw.set(op.result, regs)
+    if op.attrs.get("pending"):
+        lw.set(op.result, regs)  # left running: read only through a ttg.wgmma_wait
     else:
         lw.set(op.result, wait_for(lw, regs, 0))
 

@@ -117,7 +117,9 @@ class SharedEffect:
     * ``"view"``: ``value`` (a result) names part or all of the buffers ``source`` names;
     * ``"read"`` / ``"write"``: the op's threads read / write the buffers ``value`` names;
     * ``"async_write"``: an asynchronous copy into them (``cp.async``), complete in the issuing
-      thread only after an ``"async_wait"`` (``value`` None) that covers it;
+      thread only after an ``"async_wait"`` (``value`` None) that covers it; ``no_war``: the
+      producer guarantees that no thread reads its bytes between the last barrier and it (a
+      pipeline slot other than the ones being read), so it needs no barrier against reads;
     * ``"async_wait"``: wait until at most ``num`` groups of this thread's copies are in flight
       (``num = 0``: every copy is complete).
     """
@@ -128,6 +130,7 @@ class SharedEffect:
     size: int = 0
     alignment: int = 16
     num: int = 0
+    no_war: bool = False
 
 
 class BFloatType(ir.Type):

@@ -103,7 +103,7 @@ def _view_effects(op):
 
 @shared_effects("ttg.async_copy_global_to_local")
 def _copy_effects(op):
-    return [SharedEffect("async_write", op.operands[1])]
+    return [SharedEffect("async_write", op.operands[1], no_war=bool(op.attrs.get("no_war")))]
 
 
 @shared_effects("ttg.async_wait")
