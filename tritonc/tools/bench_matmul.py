@@ -87,8 +87,13 @@ WGMMA_ROWS = [replace(r, name=r.name + " wgmma", config=WGMMA, arch="sm_90a") fo
 
 
 def rows_for(arch: str) -> list[Row]:
-    """The table rows on a GPU of ``arch``: mma.sync everywhere, wgmma too on sm_90."""
-    return ROWS + (WGMMA_ROWS if arch == "sm_90" else [])
+    """The table rows on a GPU of ``arch``: mma.sync everywhere, wgmma too on Hopper."""
+    return ROWS + (WGMMA_ROWS if arch in ("sm_90", "sm_90a") else [])
+
+
+def mma_sync_arch(arch: str) -> str:
+    """The architecture the mma.sync rows compile for on a GPU of ``arch`` (sm_90a has wgmma)."""
+    return "sm_90" if arch == "sm_90a" else arch
 
 #: Candidate configurations of ``--autotune`` (default code generation): the rows run in
 #: the one that is fastest at fp16 4096^3 NN.
@@ -256,7 +261,7 @@ def bench_row_factories(bench_row_class) -> list:
 
             def compile_(arch, row=row):
                 with tempfile.TemporaryDirectory() as tmp:
-                    mod, seconds = compile_row(row, arch, Path(tmp))
+                    mod, seconds = compile_row(row, mma_sync_arch(arch), Path(tmp))
                 return mod, None, seconds
 
             esize = 2

@@ -37,9 +37,13 @@ from tritonc.tools.gpu_cases import CASES, Case, _poison, cdiv  # noqa: F401  (r
 # ---- machinery ---------------------------------------------------------------------------
 
 def local_arch(torch) -> str:
+    """The ``--arch`` for the GPU torch sees: its own, with Hopper's ``sm_90a`` (wgmma) for an
+    sm_90 GPU, ``sm_80`` for anything newer or unknown."""
     major, minor = torch.cuda.get_device_capability()
     arch = f"sm_{major}{minor}"
-    return arch if arch in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80"
+    if arch == "sm_90":
+        return "sm_90a"
+    return arch if arch in ("sm_80", "sm_86", "sm_89") else "sm_80"
 
 
 def load_launcher(case: Case, arch: str, outdir: Path):
