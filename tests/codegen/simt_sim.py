@@ -14,7 +14,13 @@ once (a value is an array over threads), so the warp-collective instructions (``
 * control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
   conditional branch whose false target is where the true side rejoins), run under a mask;
 * the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
-  vectorised) are interpreted from their text.
+  vectorised) are interpreted from their text;
+* ``wgmma.mma_async`` (``dot_wgmma.py``'s inline asm) runs per warp group when it is issued,
+  reading A and B through the matrix descriptors (PTX ISA 9.7.15.5.1: start address, LBO,
+  SBO, swizzle mode; the canonical K-major and MN-major layouts, the swizzle applied to
+  address bits) and writing the accumulator fragments of PTX ISA 9.7.15.5.3; the shared
+  bytes it read are remembered with its group, and ``wgmma.wait_group`` checks that nothing
+  overwrote them before the group was waited for (a copy into a slot still being read).
 
 Usage: ``run_kernel(module, name, grid, args)`` with a ttg module (layouts, shared-memory
 plan and barriers done); numpy arrays for pointer arguments (updated in place).
@@ -156,6 +162,8 @@ class Simulator:
         self.ctaid, self.nctaid = ctaid, nctaid
         self.groups: list = []      # committed cp.async groups, oldest first
         self.pending: list = []     # copies issued since the last commit
+        self.wg_groups: list = []   # committed wgmma groups: (addresses, bytes) they read
+        self.wg_pending: list = []  # wgmma reads since the last commit
 
     # -- values --------------------------------------------------------------------------------
     def val(self, v):
@@ -390,7 +398,15 @@ class Simulator:
                      "ctaid": np.full(self.T, self.ctaid[i]), "nctaid": np.full(self.T, self.nctaid[i])}[kind]
             return _wrap(np.asarray(value, dtype=np.int64), 32)
         if name in ("llvm.nvvm.barrier.cta.sync.aligned.all", "llvm.nvvm.barrier0", "llvm.assume",
-                    "llvm.nvvm.bar.warp.sync"):
+                    "llvm.nvvm.bar.warp.sync", "llvm.nvvm.fence.proxy.async.shared_cta",
+                    "llvm.nvvm.wgmma.fence.sync.aligned"):
+            return None
+        if name == "llvm.nvvm.wgmma.commit_group.sync.aligned":
+            self.wg_groups.append(self.wg_pending)
+            self.wg_pending = []
+            return None
+        if name == "llvm.nvvm.wgmma.wait_group.sync.aligned":
+            self.wgmma_wait(int(args[0].constant))
             return None
         if name.startswith("llvm.nvvm.ldmatrix.sync.aligned.m8n8."):
             return self.ldmatrix(name, self.val(args[0]))
@@ -516,9 +532,74 @@ class Simulator:
             return tuple(_wrap(o, 32) for o in outs)
         return tuple(o.astype(np.float32) for o in outs)
 
+    # -- wgmma -----------------------------------------------------------------------------------
+    def wgmma_wait(self, keep: int) -> None:
+        while len(self.wg_groups) > keep:
+            for addr, data in self.wg_groups.pop(0):
+                now = self.mem.s[addr]
+                if not np.array_equal(now, data):
+                    raise RuntimeError("shared memory read by a wgmma was overwritten before its wait_group")
+
+    def _wgmma_operand(self, desc: int, rows: int, transposed: bool, etype) -> np.ndarray:
+        """The ``[rows, 16]`` matrix (M or N rows, K columns) a descriptor describes."""
+        start = (desc & 0x3FFF) << 4
+        lbo = ((desc >> 16) & 0x3FFF) << 4
+        sbo = ((desc >> 32) & 0x3FFF) << 4
+        swizzle = {1: 128, 2: 64, 3: 32}[desc >> 62]
+        eb = np.dtype(etype).itemsize
+        width = swizzle // eb
+        r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
+        if transposed:  # MN-major: 8-row K groups SBO apart, swizzle-wide MN blocks LBO apart
+            linear = start + (r // width) * lbo + (k // 8) * sbo + (k % 8) * swizzle + (r % width) * eb
+        else:           # K-major: 8-row groups SBO apart, rows one swizzle width apart
+            linear = start + (r // 8) * sbo + (r % 8) * swizzle + k * eb
+        mask = swizzle // 16 - 1
+        addr = linear ^ (((linear >> 7) & mask) << 4)
+        byte_addr = (addr[..., None] + np.arange(eb)).reshape(-1)
+        data = self.mem.s[byte_addr].copy()
+        self.wg_pending.append((byte_addr, data))
+        return data.view(etype).reshape(rows, 16).astype(np.float64)
+
+    def wgmma(self, text: str, vals: list) -> tuple:
+        m_ = re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ \{([^}]*)\}, \$(\d+), "
+                       r"\$(\d+), p, 1, 1, (\d), (\d);", text)
+        n = int(m_.group(1))
+        etype = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}[m_.group(2)]
+        count = len(m_.group(3).split(","))
+        ia, ib = int(m_.group(4)), int(m_.group(5))
+        scale = int(re.search(r"setp\.ne\.b32 p, \$(\d+), 0", text).group(1))
+        regs = {count + i: v for i, v in enumerate(vals)}  # inputs after the outputs
+        acc = [np.asarray(regs[count + i]).astype(np.float64) for i in range(count)]  # tied inputs
+        outs = [a.copy() for a in acc]
+        lane = np.arange(WARP)
+        g, t = lane // 4, lane % 4
+        for wg in range(self.T // 128):
+            base = 128 * wg
+            A = self._wgmma_operand(int(regs[ia][base]), 64, m_.group(6) == "1", etype)
+            B = self._wgmma_operand(int(regs[ib][base]), n, m_.group(7) == "1", etype).T
+            C = np.zeros((64, n))
+            use_c = bool(regs[scale][base])
+            for w in range(4):
+                lanes = base + 32 * w + lane
+                for j in range(n // 8):
+                    for i, (dr, dc) in enumerate(((0, 0), (0, 1), (8, 0), (8, 1))):
+                        C[16 * w + g + dr, 8 * j + 2 * t + dc] = acc[4 * j + i][lanes]
+            D = A @ B + (C if use_c else 0)
+            for w in range(4):
+                lanes = base + 32 * w + lane
+                for j in range(n // 8):
+                    for i, (dr, dc) in enumerate(((0, 0), (0, 1), (8, 0), (8, 1))):
+                        outs[4 * j + i][lanes] = D[16 * w + g + dr, 8 * j + 2 * t + dc]
+        return tuple(o.astype(np.float32) for o in outs)
+
     # -- inline asm (memory.py's predicated global accesses) -----------------------------------
     def inline_asm(self, asm: ir.InlineAsm, vals, types, ret_ty, mask):
         text = asm.asm
+        if "wgmma.mma_async" in text:
+            return self.wgmma(text, vals)
+        if text.startswith("wgmma.wait_group.sync.aligned"):
+            self.wgmma_wait(int(text.split()[1].rstrip(";")))
+            return tuple(np.asarray(v).astype(np.float32) for v in vals)
         outs_types = list(ret_ty.elements) if isinstance(ret_ty, ir.LiteralStructType) else (
             [] if isinstance(ret_ty, ir.VoidType) else [ret_ty])
         nout = len(outs_types)

@@ -25,14 +25,14 @@ KERNEL = ROOT / "benchmarks" / "kernels" / "matmul.tri"
 NP = {"half": np.float16, "bfloat16": ml_dtypes.bfloat16, "float": np.float32, "char": np.int8}
 
 
-def compile_matmul(defines, tile, num_warps, num_stages, allow_tf32=False, path=KERNEL):
+def compile_matmul(defines, tile, num_warps, num_stages, allow_tf32=False, path=KERNEL, arch="sm_90"):
     TM, TN, TK = tile
     opts = CompileOptions(defines=dict(defines), tune={"TM": [TM], "TN": [TN], "TK": [TK]}, num_warps=num_warps,
-                          num_stages=num_stages, allow_tf32=allow_tf32)
+                          num_stages=num_stages, allow_tf32=allow_tf32, arch=arch)
     return Compilation(path, opts).ttgir
 
 
-def run_matmul(module, defines, tile, M, N, K, seed=0):
+def run_matmul(module, defines, tile, M, N, K, seed=0, arch="sm_90"):
     rng = np.random.default_rng(seed)
     TM, TN, _ = tile
     t = defines.get("TYPE", "half")
@@ -61,7 +61,7 @@ def run_matmul(module, defines, tile, M, N, K, seed=0):
         B[:, :N] = b
     C = np.full((M, r8(N)), -7 if t == "char" else np.nan, dtype=out_dt)
     grid = (-(-M // TM) * -(-N // TN),)
-    run_kernel(module, "matmul", grid, [A, B, C, M, N, K, A.shape[1], B.shape[1], C.shape[1]])
+    run_kernel(module, "matmul", grid, [A, B, C, M, N, K, A.shape[1], B.shape[1], C.shape[1]], arch=arch)
     ref = a.astype(np.float64) @ b.astype(np.float64)
     got = C[:, :N].astype(np.float64)
     assert not np.isnan(got).any(), "unwritten outputs"
@@ -88,6 +88,30 @@ def test_matmul_on_tensor_cores(defines, tile, num_warps, num_stages, sizes, tol
         assert "ttg.async_copy_global_to_local" in text
     for M, N, K in sizes:
         assert run_matmul(module, defines, tile, M, N, K) <= tol, (M, N, K)
+
+
+WGMMA_CASES = [
+    # (defines, tile, num_warps, num_stages, sizes): one warp group and two, every operand
+    # major (B row-major and A column-major are MN-major: the transpose bits), 128-, 64- and
+    # 32-byte swizzles, two N chunks of 256, and both pipelined schedules (a second barrier
+    # with S <= 4, copies between the dot and its wait with S > 4) and the unpipelined loop
+    ({}, (64, 64, 32), 4, 3, [(70, 33, 100), (20, 17, 5), (64, 64, 64)]),
+    ({}, (64, 64, 64), 4, 5, [(65, 64, 300)]),
+    ({"TYPE": "bfloat16", "A_COL": "1", "B_COL": "1"}, (128, 128, 32), 8, 4, [(130, 70, 72)]),
+    ({"A_COL": "1"}, (64, 128, 16), 4, 2, [(33, 140, 40)]),
+    ({"B_COL": "1"}, (64, 64, 32), 4, 1, [(65, 64, 48)]),
+    ({}, (128, 512, 64), 8, 3, [(128, 300, 64)]),
+]
+
+
+@pytest.mark.parametrize("defines, tile, num_warps, num_stages, sizes", WGMMA_CASES,
+                         ids=[f"{c[0] or 'f16'}-{c[1]}-w{c[2]}-s{c[3]}" for c in WGMMA_CASES])
+def test_matmul_on_wgmma(defines, tile, num_warps, num_stages, sizes):
+    module = compile_matmul(defines, tile, num_warps, num_stages, arch="sm_90a")
+    assert "#ttg.mma<version=3" in print_module(module)
+    tol = 1e-2 if defines.get("TYPE") == "bfloat16" else 1e-3
+    for M, N, K in sizes:
+        assert run_matmul(module, defines, tile, M, N, K, arch="sm_90a") <= tol, (M, N, K)
 
 
 def test_tf32_matmul():
@@ -141,7 +165,7 @@ __global__ void mm_epi(half *A __noalias __readonly __aligned(16), half *B __noa
 def test_fused_epilogue_runs_in_the_mma_layout():
     """relu(alpha * acc + bias) -> half is computed on the accumulator registers (mma layout);
     one conversion, of the halves, feeds the store."""
-    module = Compilation(EPILOGUE, CompileOptions(num_warps=4)).ttgir
+    module = Compilation(EPILOGUE, CompileOptions(num_warps=4, arch="sm_90")).ttgir
     text = print_module(module)
     epilogue = text[text.rindex("scf.yield"):]
     for op in ("arith.mulf", "arith.addf", "arith.maxnumf", "arith.truncf"):
