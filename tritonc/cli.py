@@ -21,7 +21,7 @@ from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
 EXAMPLES = """\b
 Examples:
-  tritonc matmul.tri -o matmul.cubin                    # cubin for sm_90
+  tritonc matmul.tri -o matmul.cubin                    # cubin for sm_90a (H100/H200)
   tritonc matmul.tri -o build/matmul --emit=cubin,ptx,header,py
   tritonc softmax.tri -D BLOCK=1024 --emit=ttir -o -    # print the tile IR
   tritonc matmul.tri --arch sm_80 -D TM=128 --num-warps 8 -o mm.ptx
@@ -101,7 +101,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
 @click.option("--num-warps", default="auto", metavar="N[,N...]", show_default=True,
               help="Warps per program instance; 'auto': 4, or more for large tiles (docs/cli.md).")
 @click.option("--num-stages", default="3", metavar="N[,N...]", show_default=True, help="Software-pipelining depth.")
-@click.option("--arch", type=click.Choice(ARCHS), default="sm_90", show_default=True, help="Target GPU architecture.")
+@click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
+              help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
 @click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
 @click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror, -Wno-double-promotion.")

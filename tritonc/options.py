@@ -30,7 +30,8 @@ class CompileOptions:
         num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads);
             ``None`` picks them from the kernel's tiles (:mod:`tritonc.analysis.num_warps`).
         num_stages: software-pipelining depth for loops that feed ``@``.
-        arch: target GPU architecture, one of :data:`ARCHS`.
+        arch: target GPU architecture, one of :data:`ARCHS` (default ``sm_90a``: H100/H200 with
+            wgmma; ``sm_90`` keeps Hopper on mma.sync).
         allow_tf32: let ``@`` on float operands use TF32 tensor cores.
         use_ptxas: assemble with ``ptxas`` from PATH instead of nvJitLink.
         warnings_off: warning flags disabled with ``-Wno-<flag>``; ``werror`` for ``-Werror``.
@@ -47,7 +48,7 @@ class CompileOptions:
     kernel: str | None = None
     num_warps: int | None = None
     num_stages: int = 3
-    arch: str = "sm_90"
+    arch: str = "sm_90a"
     allow_tf32: bool = False
     use_ptxas: bool = False
     warnings_off: frozenset[str] = frozenset()
