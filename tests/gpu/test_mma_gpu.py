@@ -16,12 +16,13 @@ if not torch.cuda.is_available():
     pytest.skip("no GPU", allow_module_level=True)
 
 from tritonc.options import CompileOptions  # noqa: E402
-from tritonc.tools.bench_matmul import ROOT, Row, check, compile_row, load_module, test_cases  # noqa: E402
+from tritonc.tools.bench_matmul import ROOT, Row, check, compile_row, load_module  # noqa: E402
+from tritonc.tools.bench_matmul import test_cases as mma_test_cases  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
 SIZES = [(333, 517, 250), (100, 70, 40), (64, 64, 16), (1, 8, 1000)]
-CASES = test_cases()
+CASES = mma_test_cases()
 
 
 _CAP = torch.cuda.get_device_capability()
