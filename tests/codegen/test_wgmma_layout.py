@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tritonc.codegen.llvm.layout_math import row_width, shared_offset
+from tritonc.codegen.llvm.smem_access import row_width, shared_offset
 from tritonc.transforms.accelerate_matmul import wgmma_layout
 
 

@@ -36,7 +36,7 @@ of ``s`` bytes (the layout's row width):
   along M / N (``SharedLayout.block``).
 
 Start addresses sit on a row that is a multiple of 8, where the swizzle is the identity, so
-they are :func:`~.layout_math.shared_offset` of the instruction's first element; the buffer is
+they are :func:`~.smem_access.shared_offset` of the instruction's first element; the buffer is
 1024-byte aligned (``smem_access.WGMMA_ALIGNMENT``). Shared memory written by ordinary stores
 or ``cp.async`` is made visible to wgmma by the ``fence.proxy.async`` that precedes every
 barrier of such a kernel (``KernelLowering.barrier``).
@@ -48,9 +48,9 @@ import llvmlite.ir as ir
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.layouts import MmaLayout
 
-from .layout_math import mma_reps, row_width, shared_offset
+from .layout_math import mma_reps
 from .lowering import F32, HANDLERS, I32, I64, const, lowers
-from .smem_access import DeferredLoad, elem_bytes
+from .smem_access import DeferredLoad, elem_bytes, row_width, shared_offset
 
 _previous_handler = HANDLERS["tt.dot"]
 

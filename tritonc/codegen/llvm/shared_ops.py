@@ -6,10 +6,10 @@ A buffer value lowers to a :class:`SharedBuffer`: the i32 byte offset of its ele
 kernel's dynamic shared memory and its ``!ttg.memdesc`` type. An allocation's offset is the
 ``smem_offset`` attribute ``allocate-shared`` wrote on it; a slot of a multi-buffer adds
 ``index * slot bytes``; a transposed view only permutes the type (the address of a
-coordinate is the same function of the memory, see :func:`~.layout_math.shared_offset`).
+coordinate is the same function of the memory, see :func:`~.smem_access.shared_offset`).
 
 Addresses. The element offset of a coordinate is Triton's XOR swizzle
-(:func:`~.layout_math.shared_offset`). For a register at thread base ``b`` plus a constant
+(:func:`~.smem_access.shared_offset`). For a register at thread base ``b`` plus a constant
 offset ``c``, ``c`` is split into a part that the swizzle does not see (whole swizzle
 periods: ``per_phase * max_phase`` rows, ``vec * 2^ceil(log2 max_phase)`` columns), added as a
 constant, and a small remainder; the swizzled offset of ``b + remainder`` is computed once in
@@ -57,8 +57,8 @@ from tritonc.ir.types import MemDescType, TileType
 
 from .layout_math import canonical_ir, mma_parent, mma_reps, mma_warp_ids_ir
 from .lowering import I32, SharedEffect, const, llvm_type, lowers, shared_effects
-from .smem_access import (BUFFER_ALIGNMENT, WGMMA_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address, elem_bytes,
-                          load_tile, register_offsets, store_tile, vector_groups)
+from .smem_access import (BUFFER_ALIGNMENT, WGMMA_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,
+                          elem_bytes, load_tile, register_offsets, store_tile, vector_groups)
 
 
 # -- effects (for liveness, allocate-shared and insert-barriers) ---------------------------

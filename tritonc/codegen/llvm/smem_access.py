@@ -20,8 +20,7 @@ import numpy as np
 from tritonc.ir.layouts import BlockedLayout, SharedLayout
 from tritonc.ir.types import MemDescType, TileType
 
-from .layout_math import (Distribution, canonical_ir, mma_thread_bases_ir, shared_offset, shared_offset_ir,
-                          thread_bases_ir)
+from .layout_math import Distribution, canonical_ir, mma_thread_bases_ir, thread_bases_ir
 from .lowering import I1, I32, const, llvm_type, storage_type
 
 #: Shared buffers are aligned to this many bytes (a swizzle period of 8 rows of 16 bytes).
@@ -57,6 +56,107 @@ class DeferredLoad:
 
 def elem_bytes(t) -> int:
     return max(1, t.element.bits // 8)
+
+
+# -- swizzled shared memory ----------------------------------------------------------------
+
+def row_width(layout: SharedLayout, shape: tuple[int, ...]) -> int:
+    """Elements per row of the swizzle pattern: the contiguous dimension, or ``layout.block``
+    when that splits it (see :func:`shared_offset`)."""
+    full = shape[layout.order[0]]
+    return layout.block if 0 < layout.block < full else full
+
+
+def shared_offset(layout: SharedLayout, shape: tuple[int, ...], coords):
+    """Element offset of ``coords`` (ints or numpy arrays, one per dimension) in a buffer of
+    ``shape`` laid out by ``layout``.
+
+    Dimension ``order[0]`` is contiguous; ``order[1]`` is the *row* dimension; the other
+    dimensions are outer (slowest last). A row holds ``C = shape[order[0]]`` elements in
+    chunks of ``vec``; row ``r`` stores its logical chunk ``c`` at chunk ``c ^ ((r //
+    per_phase) % max_phase)`` (Triton's swizzled shared encoding). With ``layout.block`` (and
+    ``C > block``) the contiguous dimension is cut into ``C / block`` blocks, each stored as
+    ``[rows, block]`` (rows ``block`` elements long) one after the other, inside the outer
+    dimensions (wgmma's canonical layouts, PTX ISA 9.7.15.5.1).
+    """
+    order = layout.order
+    col = coords[order[0]]
+    offset = col % layout.vec
+    if len(order) == 1:
+        return col
+    row = coords[order[1]]
+    width, block = row_width(layout, shape), 0
+    if width != shape[order[0]]:
+        col, block = col % width, col // width
+    phase = (row // layout.per_phase) % layout.max_phase
+    offset = offset + ((col // layout.vec) ^ phase) * layout.vec + row * width
+    if width != shape[order[0]]:
+        offset = offset + block * (width * shape[order[1]])
+    stride = shape[order[0]] * shape[order[1]]
+    for d in order[2:]:
+        offset = offset + coords[d] * stride
+        stride *= shape[d]
+    return offset
+
+
+def shared_offset_ir(builder, layout: SharedLayout, shape: tuple[int, ...], coords: list):
+    """:func:`shared_offset` with i32 LLVM values (``coords`` may mix ints and values)."""
+    def c(x):
+        return const(I32, x) if isinstance(x, int) else x
+
+    def udiv(x, d):
+        if isinstance(x, int):
+            return x // d
+        return x if d == 1 else builder.lshr(x, const(I32, d.bit_length() - 1))
+
+    def urem(x, d):
+        if isinstance(x, int):
+            return x % d
+        return builder.and_(x, const(I32, d - 1))
+
+    def add(x, y):
+        if isinstance(x, int) and isinstance(y, int):
+            return x + y
+        if isinstance(y, int) and y == 0:
+            return x
+        if isinstance(x, int) and x == 0:
+            return y
+        return builder.add(c(x), c(y))
+
+    def mul(x, k):
+        if isinstance(x, int):
+            return x * k
+        if k == 1:
+            return x
+        if k & (k - 1) == 0:
+            return builder.shl(x, const(I32, k.bit_length() - 1))
+        return builder.mul(x, const(I32, k))
+
+    def xor(x, y):
+        if isinstance(x, int) and isinstance(y, int):
+            return x ^ y
+        if isinstance(y, int) and y == 0:
+            return x
+        return builder.xor(c(x), c(y))
+
+    order = layout.order
+    col = coords[order[0]]
+    if len(order) == 1:
+        return c(col)
+    row = coords[order[1]]
+    vec = layout.vec
+    width, block = row_width(layout, shape), 0
+    if width != shape[order[0]]:
+        col, block = urem(col, width), udiv(col, width)
+    phase = urem(udiv(row, layout.per_phase), layout.max_phase) if layout.max_phase > 1 else 0
+    offset = add(add(urem(col, vec), mul(xor(udiv(col, vec), phase), vec)), mul(row, width))
+    if width != shape[order[0]]:
+        offset = add(offset, mul(block, width * shape[order[1]]))
+    stride = shape[order[0]] * shape[order[1]]
+    for d in order[2:]:
+        offset = add(offset, mul(coords[d], stride))
+        stride *= shape[d]
+    return c(offset)
 
 
 # -- address helpers -----------------------------------------------------------------------
