@@ -40,6 +40,12 @@ barriers go in where the fixpoint says. A barrier goes as late as possible, righ
 access that needs it: for straight-line code that is the fewest (greedy stabbing of the hazard
 intervals); an existing ``gpu.barrier`` counts.
 
+Proxy fences (kernels with wgmma): wgmma reads shared memory through the async proxy, so a
+barrier that orders completed generic-proxy writes (``st.shared``, ``cp.async`` after its
+wait) before such reads is lowered with a ``fence.proxy.async`` in front; a barrier with no
+completed write pending (the state before it has none: e.g. the one that orders wgmma reads
+before the next copies) is marked ``no_proxy_fence`` and lowered without it.
+
 Preconditions: ``allocate-shared`` ran last (the ``smem_offset`` attributes must match the
 ``allocation`` analysis; checked). Barriers are only legal at points every thread reaches:
 ``scf`` conditions are uniform scalars. Preserves: ``liveness`` and ``allocation`` (a barrier
@@ -182,8 +188,33 @@ class InsertBarriersPass(Pass):
         _check_offsets(module, allocation)
         problem = _PendingAccesses(allocation)
         result = solve_dense_forward(problem, module)
-        targets = [op for op in module.walk()
-                   if not op.regions and problem.needs_barrier(op, result.before(op))]
-        for op in targets:
-            op.parent.insert_before(op, Operation("gpu.barrier", [], [], loc=op.loc))
-        return bool(targets)
+        changed = False
+        for f in module.functions:
+            targets = [op for op in f.walk() if not op.regions and problem.needs_barrier(op, result.before(op))]
+            # (barrier, whether no completed write is pending before it) for the proxy fences
+            barriers = [(op, not result.before(op).writes) for op in f.walk() if op.name == "gpu.barrier"]
+            for op in targets:
+                barrier = Operation("gpu.barrier", [], [], loc=op.loc)
+                op.parent.insert_before(op, barrier)
+                barriers.append((barrier, not result.before(op).writes))
+            if _has_wgmma(f):
+                for barrier, clean in barriers:
+                    if clean:
+                        barrier.attrs[NO_PROXY_FENCE] = True
+            changed |= bool(targets)
+        return changed
+
+
+#: ``gpu.barrier`` attribute: no completed generic-proxy shared-memory write is pending at the
+#: barrier, so the lowering leaves out the ``fence.proxy.async`` it puts before the barriers of
+#: a kernel with wgmma (``KernelLowering.barrier``).
+NO_PROXY_FENCE = "no_proxy_fence"
+
+
+def _has_wgmma(f) -> bool:
+    for op in f.walk():
+        if op.name == "tt.dot":
+            layout = getattr(op.result.type, "layout", None)
+            if getattr(layout, "version", None) == 3:
+                return True
+    return False

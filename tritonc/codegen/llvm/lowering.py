@@ -327,13 +327,15 @@ class KernelLowering:
             self.cache["warp"] = self.eb.lshr(self.tid(), const(I32, 5), name="warp")
         return self.cache["warp"]
 
-    def barrier(self) -> None:
+    def barrier(self, proxy_fence: bool = True) -> None:
         """``bar.sync 0``: every thread of the CTA waits (PTX ISA 9.7.13.1). In a kernel with
         ``wgmma`` dots the barrier is preceded by ``fence.proxy.async.shared::cta`` (PTX ISA
         9.7.13.4.18): wgmma reads shared memory through the async proxy, and this fence makes
         each thread's earlier generic-proxy writes (``st.shared``, completed ``cp.async``)
-        visible to it, so every write before the barrier is seen by every wgmma after it."""
-        if self.wgmma:
+        visible to it, so every write before the barrier is seen by every wgmma after it.
+        ``proxy_fence=False``: no completed write is pending (``insert-barriers``'
+        ``no_proxy_fence``), no fence."""
+        if self.wgmma and proxy_fence:
             self.call("llvm.nvvm.fence.proxy.async.shared_cta", ir.VoidType(), [])
         self.call("llvm.nvvm.barrier.cta.sync.aligned.all", ir.VoidType(), [const(I32, 0)])
 

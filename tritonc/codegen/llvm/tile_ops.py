@@ -5,7 +5,8 @@
 * ``tt.make_range {start, end}``: register ``r`` holds ``start + coordinate(r)``, the
   coordinate from the layout (``layout_math.coords_ir``), so any layout works, slices too.
 * ``tt.splat(x)``: every register is the scalar ``x`` (no instruction).
-* ``gpu.barrier``: ``bar.sync 0`` (``llvm.nvvm.barrier.cta.sync.aligned.all``).
+* ``gpu.barrier``: ``bar.sync 0`` (``llvm.nvvm.barrier.cta.sync.aligned.all``), after a
+  ``fence.proxy.async`` in kernels with wgmma unless marked ``no_proxy_fence``.
 * ``tt.return``: ``ret void`` (kernels return nothing); ``tt.call``: refused (inline first).
 """
 from __future__ import annotations
@@ -45,7 +46,7 @@ def _splat(lw, op) -> None:
 
 @lowers("gpu.barrier")
 def _barrier(lw, op) -> None:
-    lw.barrier()
+    lw.barrier(proxy_fence=not op.attrs.get("no_proxy_fence"))
 
 
 @lowers("tt.return")
