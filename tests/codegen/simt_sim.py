@@ -14,7 +14,8 @@ once (a value is an array over threads), so the warp-collective instructions (``
 * control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
   conditional branch whose false target is where the true side rejoins), run under a mask;
 * the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
-  vectorised) are interpreted from their text;
+  vectorised, and the ``mad.wide.s32`` that forms global addresses in loops: ``d = sext(a) *
+  sext(b) + c`` mod 2^64) are interpreted from their text;
 * ``wgmma.mma_async`` (``dot_wgmma.py``'s inline asm) runs per warp group when it is issued,
   reading A and B through the matrix descriptors (PTX ISA 9.7.15.5.1: start address, LBO,
   SBO, swizzle mode; the canonical K-major and MN-major layouts, the swizzle applied to
@@ -592,7 +593,7 @@ class Simulator:
                         outs[4 * j + i][lanes] = D[16 * w + g + dr, 8 * j + 2 * t + dc]
         return tuple(o.astype(np.float32) for o in outs)
 
-    # -- inline asm (memory.py's predicated global accesses) -----------------------------------
+    # -- inline asm (memory.py: predicated global accesses, mad.wide addresses) ---------------
     def inline_asm(self, asm: ir.InlineAsm, vals, types, ret_ty, mask):
         text = asm.asm
         if "wgmma.mma_async" in text:
@@ -626,6 +627,14 @@ class Simulator:
             if mv:
                 dst = int(mv.group(1))
                 regs[dst] = operand(mv.group(2))
+                continue
+            mad = re.match(r"mad\.wide\.s32\s+\$(\d+),\s*([^,]+),\s*([^,]+),\s*([^,]+)$", stmt)
+            if mad:  # d = sext(a) * sext(b) + c, 32 x 32 -> 64 bits, c and d 64 bits (mod 2^64)
+                a, b_, c = (operand(mad.group(k)) for k in (2, 3, 4))
+                prod = _signed(_wrap(a, 32), 32) * _signed(_wrap(b_, 32), 32)
+                res = prod.view(np.uint64) + np.asarray(c).astype(np.int64).view(np.uint64)
+                dst = int(mad.group(1))
+                regs[dst] = np.where(pred, res, regs.get(dst, res))
                 continue
             ld = re.match(r"ld\.global(?:\.[a-z]+)*?(?:\.v(\d))?\.(\w+)\s+(\{[^}]*\}|\$\d+),\s*\[\s*\$(\d+)\s*\+\s*(-?\d+)\s*\]", stmt)
             if ld:

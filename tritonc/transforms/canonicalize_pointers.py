@@ -10,7 +10,7 @@ element (group) of the tile and adds the increment to each one every trip, and t
 pipeliner carries another copy ``num_stages - 1`` trips ahead. Every element moves by the same
 amount, so the tile is a fixed offset tile over one moving scalar: this pass carries the scalar
 base pointer instead and rebuilds the tile in the body as ``tt.addptr(tt.splat(base_i), off)``
-with ``off`` computed once before the loop. This is modern Triton's pointer canonicalization
+(one ``tt.addptr`` per offset tile) with the offsets computed once before the loop. This is modern Triton's pointer canonicalization
 (``CanonicalizePointers.cpp`` of the AMD back end: a pointer tile becomes a "fat pointer", a
 scalar base plus one offset tile, and a loop-carried pointer tile a loop-carried scalar base;
 the offset is 64 bits wide unless 32 bits are proven enough).
@@ -32,52 +32,55 @@ else the argument is left as it is):
   ``tt.broadcast``/``tt.expand_dims``, or a splat ``arith.constant`` (8 to 64 bits).
 
 Rewrite, before the loop: each uniform offset is added to ``base`` (a scalar ``tt.addptr`` of
-the offset's scalar, in its own type), giving ``base'``; the *offset tile* ``off`` of the
-template is made of the offset tiles, each taken to the final shape by the chain's later
-``broadcast``/``expand_dims`` (applied to the offset instead of the pointer): the one offset
-tile itself when there is one, in its own type; the sum in **i64** of the
-``arith.extsi``-extended offset tiles when there are two; none when there is none (the tile
-is then ``tt.splat(base')``). The loop carries ``base'`` instead of ``p`` (same position,
-scalar pointer type); the body starts with ``tt.addptr(tt.splat(base_i), off)``,
-which replaces every use of ``p``; the slot's yielded value becomes the scalar
-``tt.addptr(base_i, s)`` (``s`` of the step's own integer type; a scalar ``arith.constant``
-before the loop for a constant step). A use of the loop's result gets the tile rebuilt after
-the loop over the final base. The old ``addptr(p, step)`` stays for its other users, if any;
-``dce`` removes it (and the unused template chain) otherwise.
+the offset's scalar, in its own type), giving ``base'``; the *offsets* ``off_1 .. off_n`` of
+the template are its offset tiles, in chain order, each in its own type and taken to the
+final shape by the chain's later ``broadcast``/``expand_dims`` (applied to the offset instead
+of the pointer); they are not added together. The loop carries ``base'`` instead of ``p``
+(same position, scalar pointer type); the body starts with ``tt.addptr(... tt.addptr(
+tt.splat(base_i), off_1) ..., off_n)`` (just the splat without offset tiles), which replaces
+every use of ``p``; the slot's yielded value becomes the scalar ``tt.addptr(base_i, s)`` (``s``
+of the step's own integer type; a scalar ``arith.constant`` before the loop for a constant
+step). A use of the loop's result gets the tile rebuilt after the loop over the final base.
+The old ``addptr(p, step)`` stays for its other users, if any; ``dce`` removes it (and the
+unused template chain) otherwise.
 
 Exactness: ``tt.addptr`` adds ``sext(off) * elem_bytes`` to a 64-bit address, wrapping (the
-lowering emits a ``getelementptr`` without ``inbounds`` of the sign-extended offset; the
-interpreter adds int64s). The element at index ``x`` of the tile on trip ``i`` is, before and
-after the rewrite, ``base + sum_k sext(off_k[x]) * e + i * sext(s) * e`` (mod 2^64): the
-rewrite reorders 64-bit wrapping additions, and summing offsets after sign-extending each to
-i64 gives the same sum mod 2^64. Offsets are never added in their own (narrower) type: an i32
+lowering emits a ``getelementptr`` without ``inbounds`` of the sign-extended offset, or the
+equivalent ``mad.wide.s32``; the interpreter adds int64s). The element at index ``x`` of the
+tile on trip ``i`` is, before and after the rewrite, ``base + sum_k sext(off_k[x]) * e + i *
+sext(s) * e`` (mod 2^64): the rewrite only reorders 64-bit wrapping additions, each offset
+still sign-extended on its own. Offsets are never added in their own (narrower) type: an i32
 ``rm*lda + rk`` can overflow where the two separate ``addptr`` do not, and no range analysis
-here proves it cannot. A single offset tile keeps its type (nothing is added to it).
+here proves it cannot; summing them in i64 instead would be exact too, but would leave a
+64-bit offset per element.
 
-Registers (``ptxas -v``, sm_90, measured when this pass was added; LLVM's own loop strength
-reduction has the last word on the addressing of the lowered loop): the carried state is one
-scalar base, but the invariant offsets are 64-bit values per element group as the carried
-pointers were, so the pass saves no register by itself; what it changes is the loop LLVM
-and ptxas get (one scalar recurrence, invariant offsets, nothing per element carried ahead by
-the pipeliner), measured as ``examples/matmul.tri`` (golden settings) 121 -> 96 registers, ``benchmarks/kernels/matmul.tri`` 128x256x32 on 8 warps with 4 stages 240 -> 237,
-the K-sliced 128x256x64 with 3 stages 48 -> 4 bytes of spills. With three or more offset
-tiles the rewrite is left out: LLVM splits the i64 sum back into one 64-bit add per offset and
-element where it does not strength-reduce the loop (``examples/bmm.tri``, 3-D tiles: 96 ->
-127 registers). Offsets kept as separate i32 tiles (exact too) would need 32-bit registers
-only, but LLVM hoists their sign extensions and re-forms 64-bit per-row pointers; they would
-pay off with a lowering that computes ``base + sext(off) * e`` inside the loop with
-``mad.wide.s32`` (opaque to LLVM).
+Registers (``ptxas -v``, sm_90; the lowering has the last word): the carried state is one
+scalar base per tile, and the offset tiles are loop-invariant i32 values (when the source's
+offsets are). The lowering (``codegen/llvm/memory.py``, "addresses formed at their use") then
+forms each address of a load, store or ``cp.async`` whose tile is such a chain over a
+loop-carried base right at the access, with one ``mad.wide.s32`` per offset, so per access only
+the i32 offsets (one register each, shared along a row or column) live across trips; given
+``getelementptr`` values instead, LLVM would hoist the invariant ``sext(off_1) * e + sext(off_2)
+* e`` of every access (or strength-reduce it into a carried pointer): two registers per access.
+``benchmarks/kernels/matmul.tri`` (``__spec16``, least ``.maxnreg`` without spills): 128x256x64
+on 8 warps, 3 stages 214 -> 188, K-sliced from spilling at 255 to 242; 128x256x32 (sliced) 230
+-> 222; ``examples/conv2d.tri`` 144 -> 138. Before, with the two offset tiles summed in i64,
+this pass took ``examples/matmul.tri`` (golden settings) 121 -> 96 registers. With three or
+more offset tiles the rewrite is left out (``examples/bmm.tri``, 3-D tiles: LLVM split the i64
+sum back into one 64-bit add per offset and element; not measured with the ``mad.wide``
+lowering).
 
 Preconditions: tt IR (loops whose template tiles carry layouts are skipped). Requires no
 analysis; preserves none when it changes the IR. Postconditions: a matched iteration argument
-is a scalar pointer; its tile is ``addptr(splat(base_i), off)`` with a loop-invariant ``off``.
-Run ``canonicalize``/``cse``/``dce`` after it (the old increments and template chains left
+is a scalar pointer; its tile is a chain of ``addptr`` over ``splat(base_i)`` with
+loop-invariant offsets. Run ``canonicalize``/``cse``/``dce`` after it (the old increments and template chains left
 unused). In the driver it runs after ``licm`` (so steps computed in the body from invariants
 are already hoisted) and before the second ``canonicalize``/``cse``.
 
 Source: Triton ``third_party/amd/lib/TritonAMDGPUTransforms/CanonicalizePointers.cpp``
 ("fat pointers": scalar base + offset tile, 64-bit offsets by default; ``scf.for`` iteration
-arguments rewritten to carry the scalar base).
+arguments rewritten to carry the scalar base). Here the offset tiles are kept apart instead of
+being summed (exact without a range analysis; see "Exactness").
 """
 from __future__ import annotations
 
@@ -85,7 +88,7 @@ from dataclasses import dataclass
 
 from ..ir.builder import Builder
 from ..ir.core import Block, Module, Operation, Region, Value
-from ..ir.types import I64, PointerType, ScalarType, TileType, element_type
+from ..ir.types import PointerType, ScalarType, TileType, element_type
 from ..passes import AnalysisManager, Pass, register_pass
 
 #: Ops that may follow the ``tt.splat`` of the base pointer in a template chain.
@@ -212,11 +215,10 @@ def match_loop(loop: Operation) -> list[_Match]:
     return matches
 
 
-def split_template(b: Builder, base: Value, chain: list[Operation]) -> tuple[Value, Value | None]:
-    """``(base', off)`` for the template ``chain`` over ``base``, built at ``b``: the uniform
-    offsets added to ``base`` (scalar ``tt.addptr``), the others taken to the final shape (one
-    as it is, several summed in i64; see the module docstring); ``off`` is None without any."""
-    n_tiles = len(offset_tiles(chain))
+def split_template(b: Builder, base: Value, chain: list[Operation]) -> tuple[Value, list[Value]]:
+    """``(base', offsets)`` for the template ``chain`` over ``base``, built at ``b``: the uniform
+    offsets added to ``base`` (scalar ``tt.addptr``), the others taken to the final shape, each
+    in its own type and in chain order (not summed: see the module docstring)."""
     terms: list[Value] = []
     for op in chain[1:]:
         shape = op.result.type.shape
@@ -226,26 +228,22 @@ def split_template(b: Builder, base: Value, chain: list[Operation]) -> tuple[Val
             if u is not None:
                 base = b.value("tt.addptr", [base, _scalar(b, u)], base.type)
                 continue
-            if n_tiles > 1 and element_type(off.type) != I64:
-                off = b.value("arith.extsi", [off], TileType(I64, off.type.shape))
             terms.append(off)
         elif op.name == "tt.broadcast":
             terms = [b.value("tt.broadcast", [t], TileType(t.type.element, shape)) for t in terms]
         else:  # tt.expand_dims
             terms = [b.value("tt.expand_dims", [t], TileType(t.type.element, shape), {"axis": op.attrs["axis"]})
                      for t in terms]
-    if not terms:
-        return base, None
-    total = terms[0]
-    for t in terms[1:]:
-        total = b.value("arith.addi", [total, t], total.type)
-    return base, total
+    return base, terms
 
 
-def tile_over(b: Builder, base: Value, off: Value | None, ty: TileType) -> Value:
-    """``tt.addptr(tt.splat(base), off)`` of type ``ty`` (just the splat without ``off``)."""
+def tile_over(b: Builder, base: Value, offsets: list[Value], ty: TileType) -> Value:
+    """``tt.addptr(... tt.addptr(tt.splat(base), offsets[0]) ..., offsets[-1])`` of type ``ty``
+    (just the splat without offsets)."""
     tile = b.value("tt.splat", [base], ty)
-    return tile if off is None else b.value("tt.addptr", [tile, off], ty)
+    for off in offsets:
+        tile = b.value("tt.addptr", [tile, off], ty)
+    return tile
 
 
 def rewrite_loop(loop: Operation, matches: list[_Match]) -> None:
@@ -256,7 +254,7 @@ def rewrite_loop(loop: Operation, matches: list[_Match]) -> None:
     pre = Builder().before(loop)
 
     bases: dict[int, Value] = {}
-    offsets: dict[int, Value | None] = {}
+    offsets: dict[int, list[Value]] = {}
     steps: dict[int, Value] = {}
     for m in matches:
         with pre.location(m.chain[-1].loc):

@@ -121,12 +121,23 @@ WGMMA_SECOND_BARRIER: bool | str = "auto"
 
 def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
     """Estimated registers per thread of a K-sliced loop: accumulators, two sets of one
-    slice's fragments (16 K of A and B per warp), the copy pointers (64-bit, one per 16-byte
-    chunk a thread copies per trip) and ~40 for the rest. Calibrated on ptxas's reports."""
+    slice's fragments (16 K of A and B per warp), one per copy chunk (``copy_chunks``: the
+    16-byte chunks a thread copies per trip, those of a copy with a ``"limit"`` or ``"prefix"``
+    mask counted twice: its i32 limit or mask bits per chunk) and ~47 for the rest. A chunk
+    costs its i32 offset: the copy's source address is formed at the ``cp.async`` from the
+    carried scalar base (``codegen/llvm/memory.py``); the offsets shared by a row or column
+    of chunks and the rest of the masks are in the constant.
+
+    Calibrated on ``ptxas -v`` (sm_90, fp16 ``benchmarks/kernels/matmul.tri`` forced sliced):
+    the largest estimates that fit are 128x256x64 on 8 warps with uniform masks (251; the
+    ``__spec16`` variant: 254 registers, no spills, 242 the least ``.maxnreg`` without) and
+    128x128x64 on 4 warps (255: 246, none); 256x64x64 on 4 warps (259) spills at 255
+    registers, and so does 128x256x64 on 8 warps with limit masks (the variant for any size,
+    263: 4 to 12 bytes)."""
     threads = 32 * num_warps
     acc = acc_shape[0] * acc_shape[1] // threads
     frag = (acc_shape[0] // warps[0] + acc_shape[1] // warps[1]) * 16 * elem_bytes // (32 * 4)
-    return acc + 2 * frag + 2 * copy_chunks + 40
+    return acc + 2 * frag + copy_chunks + 47
 
 def consumer_mma(alloc: Operation) -> MmaLayout:
     """The mma layout of the dot operands ``local_load``-ed from ``alloc``'s buffer."""
@@ -269,7 +280,8 @@ class SoftwarePipeliner:
             return None
         if auto:
             threads = 32 * self.num_warps
-            chunks = sum(-(-c.load.result.type.numel // (c.vec * threads)) for c in plan.candidates)
+            chunks = sum(-(-c.load.result.type.numel // (c.vec * threads))
+                         * (2 if c.mask_kind in ("limit", "prefix") else 1) for c in plan.candidates)
             regs = slice_registers(dot.result.type.shape, a_layout.parent.warps_per_cta, self.num_warps, chunks,
                                    dot.operands[0].type.element.bytes)
             if regs > min(255, 65536 // threads):

@@ -2,6 +2,32 @@
 
 * ``tt.addptr(p, off)``: ``getelementptr <pointee>, ptr addrspace(1) p, i64 sext(off)``.
   ``tt.ptr_to_int``/``tt.int_to_ptr``: ``ptrtoint``/``inttoptr`` (i64).
+* **Addresses formed at their use** (:func:`access_addresses`, :data:`WIDE_ADDRESSES`): a
+  global access (``tt.load``, ``tt.store``, ``ttg.async_copy_global_to_local``) whose pointer
+  tile is ``tt.addptr(... tt.addptr(tt.splat(base), o_1) ..., o_k)`` with ``base`` an
+  iteration argument of a loop around the access and integer offset tiles ``o_j`` of at most
+  32 bits (what ``canonicalize-pointers`` leaves in a loop body: a loop-carried scalar base and
+  loop-invariant i32 offsets) gets the address of each access from inline-asm ``mad.wide.s32``
+  at the access, one per offset (E: the element bytes)::
+
+      t = mad.wide.s32 o_1, E, base;   addr = mad.wide.s32 o_2, E, t;   ...
+
+  that is ``base + sext(o_1) * E + ... + sext(o_k) * E`` mod 2^64, exactly what the chain of
+  ``getelementptr`` computes (the order of the 64-bit wrapping additions does not matter; the
+  offset with the fewest distinct registers goes first, so ``t`` is shared by the accesses of
+  a row or column). Why asm: given the ``getelementptr`` chain, LLVM hoists the
+  loop-invariant part ``sext(o_1) * E + sext(o_2) * E`` of every access out of the loop (or
+  strength-reduces the whole address into a loop-carried pointer), so each thread carries one
+  64-bit value (two registers) per access through the loop; the asm is opaque, so only the
+  i32 offsets (one register each, shared by the accesses of one row or column) and the scalar
+  base live across trips, and the address costs one ``mad.wide.s32`` per offset at the use.
+  The asm is not ``sideeffect`` and carries no memory attributes; it cannot be hoisted since
+  ``base`` changes every trip, and the lowering shares partial sums itself. Plain loads through such an
+  address carry ``!invariant.load`` where the pointer is read-only (:func:`readonly_pointer_values`),
+  since LLVM can no longer see the ``noalias readonly`` parameter behind it (that is what
+  makes it select ``ld.global.nc``). Elsewhere (outside loops, or a base computed in the loop
+  from its induction variable, which LLVM strength-reduces well) the ``getelementptr`` values
+  are used: LLVM folds their constant parts into the instructions' immediates.
 * **Vectorisation** (:func:`vector_width`): in a blocked layout a thread's registers come in
   runs of ``size_per_thread[order[0]]`` consecutive elements along the fastest dimension
   (``layout_math``: registers are numbered with ``order[0]`` fastest). A run is accessed
@@ -37,8 +63,8 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from tritonc.ir.core import Function, Operation, Value
-from tritonc.ir.types import PointerType, TileType, element_type
+from tritonc.ir.core import BlockArgument, Function, Operation, Value
+from tritonc.ir.types import PointerType, ScalarType, TileType, element_type
 
 from .elementwise import define, map_regs, num_regs
 from .layout_math import canonical_ir
@@ -135,6 +161,112 @@ def _addptr(lw, op) -> None:
     map_regs(lw, op, gep)
 
 
+#: Global accesses in loops take their addresses from ``mad.wide.s32`` at the access (see the
+#: module docstring); False: the ``getelementptr`` values of ``tt.addptr`` everywhere.
+WIDE_ADDRESSES = True
+
+
+def _loop_carried(v: Value, op: Operation) -> bool:
+    """Whether ``v`` is an iteration argument of a loop around ``op`` (not an induction
+    variable)."""
+    if not isinstance(v, BlockArgument):
+        return False
+    loop = v.block.parent_op()
+    if loop is None or loop.name not in ("scf.for", "scf.while") or (loop.name == "scf.for" and v.index == 0):
+        return False
+    return loop.is_ancestor_of(op)
+
+
+def offset_chain(ptr: Value) -> tuple[Value, list[Value]] | None:
+    """``(base, [o_1, ..., o_k])`` when the pointer tile ``ptr`` is ``tt.addptr(... tt.addptr(
+    tt.splat(base), o_1) ..., o_k)`` (``k >= 1``) with every ``o_j`` an integer tile of 8 to 32
+    bits laid out as ``ptr``; None otherwise."""
+    if not isinstance(ptr.type, TileType):
+        return None
+    offsets: list[Value] = []
+    v = ptr
+    while True:
+        op = v.owner
+        if not isinstance(op, Operation) or v.type != ptr.type:
+            return None
+        if op.name == "tt.splat":
+            base = op.operands[0]
+            if not isinstance(base.type, PointerType) or not offsets:
+                return None
+            offsets.reverse()
+            return base, offsets
+        if op.name != "tt.addptr":
+            return None
+        off = op.operands[1]
+        el = element_type(off.type)
+        if not (isinstance(off.type, TileType) and off.type.layout == ptr.type.layout
+                and isinstance(el, ScalarType) and el.is_int and 8 <= el.bits <= 32):
+            return None
+        offsets.append(off)
+        v = op.operands[0]
+
+
+def mad_wide(lw, acc: ir.Value, off: ir.Value, elem_bytes: int) -> ir.Value:
+    """``acc + sext(off) * elem_bytes`` (i64, mod 2^64; ``off`` i32) as an inline-asm
+    ``mad.wide.s32`` that LLVM cannot take apart (see the module docstring)."""
+    asm = ir.InlineAsm(ir.FunctionType(I64, [I32, I64]), f"mad.wide.s32 $0, $1, {elem_bytes}, $2;", "=l,r,l",
+                       side_effect=False)
+    return lw.b.call(asm, [off, acc])
+
+
+class _WideAddresses:
+    """The registers of a pointer tile ``base + sum_j sext(offsets[j]) * elem_bytes``, each
+    built where it is first asked for (at the access that uses it), one :func:`mad_wide` per
+    offset. The offsets with the fewest distinct registers among the ``used`` ones are added
+    first, and partial sums are shared: the A tile of a matmul (``rm * lda`` per row, ``rk``
+    the same for every row a thread copies) costs one ``mad.wide`` for ``base + rk`` and one
+    per row, with nothing but the i32 offsets and the scalar base live across trips."""
+
+    def __init__(self, lw, base: ir.Value, offsets: list[list], n: int, elem_bytes: int, used):
+        self.lw, self.n, self.eb = lw, n, elem_bytes
+        self.base = base
+        self.offsets = sorted(offsets, key=lambda o: len({id(o[i]) for i in used}))
+        self.made: dict[int, ir.Value] = {}
+        self.partial: dict[tuple, ir.Value] = {}
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> ir.Value:
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        if i in self.made:
+            return self.made[i]
+        b = self.lw.b
+        key: tuple = ()
+        acc = self.partial.get(key)
+        if acc is None:
+            acc = self.partial[key] = b.ptrtoint(self.base, I64)
+        for o in self.offsets:
+            key += (id(o[i]),)
+            if key not in self.partial:
+                off = o[i] if o[i].type == I32 else b.sext(o[i], I32)
+                self.partial[key] = mad_wide(self.lw, acc, off, self.eb)
+            acc = self.partial[key]
+        self.made[i] = b.inttoptr(acc, GPTR)
+        return self.made[i]
+
+
+def access_addresses(lw, op: Operation, ptr: Value, n: int, used=None):
+    """The ``n`` address registers of the pointer tile ``ptr`` for the global access ``op``
+    (which reads registers ``used``, default all): formed at the access
+    (:class:`_WideAddresses`) for an :func:`offset_chain` over an iteration argument of a loop
+    around ``op``, else the registers of ``ptr``. Ask for the registers in an order where each
+    dominates the next."""
+    chain = offset_chain(ptr) if WIDE_ADDRESSES else None
+    if chain is None or not _loop_carried(chain[0], op):
+        return lw.regs(ptr, n)
+    base, offsets = chain
+    eb = max(1, _bits(storage_type(element_type(ptr.type).pointee)) // 8)
+    return _WideAddresses(lw, lw.get(base), [lw.regs(o, n) for o in offsets], n, eb,
+                          range(n) if used is None else used)
+
+
 @lowers("tt.ptr_to_int")
 def _ptr_to_int(lw, op) -> None:
     map_regs(lw, op, lambda p: lw.b.ptrtoint(p, I64))
@@ -190,11 +322,20 @@ def masked_load(lw, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: i
     return from_bits(lw.b, loaded, ty)
 
 
-def plain_load(lw, ptr: ir.Value, ty: ir.Type) -> ir.Value:
+def _invariant(lw, load: ir.Instruction, invariant: bool) -> ir.Instruction:
+    """Mark ``load`` ``!invariant.load`` (so NVPTX selects ``ld.global.nc``) when asked."""
+    if invariant:
+        if "invariant_md" not in lw.cache:
+            lw.cache["invariant_md"] = lw.module.add_metadata([])
+        load.set_metadata("invariant.load", lw.cache["invariant_md"])
+    return load
+
+
+def plain_load(lw, ptr: ir.Value, ty: ir.Type, invariant: bool = False) -> ir.Value:
     if ty == I1:
-        v = lw.b.load(ptr, typ=I8, align=1)
+        v = _invariant(lw, lw.b.load(ptr, typ=I8, align=1), invariant)
         return lw.b.icmp_unsigned("!=", v, const(I8, 0))
-    return lw.b.load(ptr, typ=ty, align=max(1, _bits(ty) // 8))
+    return _invariant(lw, lw.b.load(ptr, typ=ty, align=max(1, _bits(ty) // 8)), invariant)
 
 
 def predicated_store(lw, ptr: ir.Value, value: ir.Value, pred: ir.Value | None) -> None:
@@ -307,9 +448,9 @@ def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.T
     return out
 
 
-def vector_plain_load(lw, ptr: ir.Value, ty: ir.Type, vec: int) -> list:
+def vector_plain_load(lw, ptr: ir.Value, ty: ir.Type, vec: int, invariant: bool = False) -> list:
     b = lw.b
-    v = b.load(ptr, typ=ir.VectorType(ty, vec), align=vec * _bits(ty) // 8)
+    v = _invariant(lw, b.load(ptr, typ=ir.VectorType(ty, vec), align=vec * _bits(ty) // 8), invariant)
     return [b.extract_element(v, const(I32, i)) for i in range(vec)]
 
 
@@ -341,22 +482,23 @@ def _load(lw, op: Operation) -> None:
     ptr, mask, other = op.get("ptr"), op.get("mask"), op.get("other")
     ty = llvm_type(element_type(op.result.type))
     n = num_regs(lw, op)
-    ptrs = lw.regs(ptr, n)
-    nc = READ_ONLY_CACHE and ptr in lw.nc_values
     vec = vector_width(lw, ptr, mask)
+    ptrs = access_addresses(lw, op, ptr, n, range(0, n, vec))
+    nc = READ_ONLY_CACHE and ptr in lw.nc_values
+    invariant = nc and isinstance(ptrs, _WideAddresses)
     masks = lw.regs(mask, n) if mask is not None else None
     others = lw.regs(other, n) if other is not None else [None] * n
     if vec > 1:
         out = []
         for g in range(0, n, vec):
             if masks is None:
-                out += vector_plain_load(lw, ptrs[g], ty, vec)
+                out += vector_plain_load(lw, ptrs[g], ty, vec, invariant)
             else:
                 out += vector_masked_load(lw, ptrs[g], masks[g], others[g:g + vec], ty, nc)
         define(lw, op.result, out)
         return
     if mask is None:
-        define(lw, op.result, [plain_load(lw, p, ty) for p in ptrs])
+        define(lw, op.result, [plain_load(lw, p, ty, invariant) for p in ptrs])
         return
     define(lw, op.result, [masked_load(lw, p, m, o, ty, nc) for p, m, o in zip(ptrs, masks, others)])
 
@@ -371,10 +513,12 @@ def _store(lw, op: Operation) -> None:
     else:
         n = 1
         canon = [scalar_leader(lw)]
-    ptrs, values = lw.regs(ptr, n), lw.regs(value, n)
-    masks = lw.regs(mask, n) if mask is not None else [None] * n
     vec = vector_width(lw, ptr, mask)
-    if vec > 1 and llvm_type(element_type(value.type)) != I1:
+    if vec == 1 or llvm_type(element_type(value.type)) == I1:
+        vec = 1
+    ptrs, values = access_addresses(lw, op, ptr, n, range(0, n, vec)), lw.regs(value, n)
+    masks = lw.regs(mask, n) if mask is not None else [None] * n
+    if vec > 1:
         for g in range(0, n, vec):
             vector_store(lw, ptrs[g], values[g:g + vec], lw.and_pred(masks[g], canon[g]))
         return

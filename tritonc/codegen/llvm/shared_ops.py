@@ -40,7 +40,9 @@ n`` for 16 bytes (L2 only), ``cp.async.ca`` for 4 and 8; ``n`` is the bytes to r
 is zero-filled: the full size, or 0 where masked off (``mask_kind = "uniform"``), or the
 number of leading true mask elements times the element size (``"prefix"``), or the first
 element's limit clamped to ``[0, vec]`` times the element size (``"limit"``: an i32 mask). A
-masked-off copy reads no global memory.
+masked-off copy reads no global memory. In a loop, the source address of each copy is formed
+right at it from the scalar base and the i32 offsets (``memory.access_addresses``: one
+``mad.wide.s32`` per offset), so no 64-bit pointer per copy lives across trips.
 
 Barriers: none here. ``insert-barriers`` orders the accesses of different threads from the
 effects registered below (``shared_effects``); the software pipeliner places its own barrier
@@ -57,6 +59,7 @@ from tritonc.ir.types import MemDescType, TileType
 
 from .layout_math import canonical_ir, mma_parent, mma_reps, mma_warp_ids_ir
 from .lowering import I32, SharedEffect, const, llvm_type, lowers, shared_effects
+from .memory import access_addresses
 from .smem_access import (BUFFER_ALIGNMENT, WGMMA_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,
                           elem_bytes, load_tile, register_offsets, store_tile, vector_groups)
 
@@ -374,7 +377,8 @@ def _async_copy(lw, op) -> None:
         raise InternalCompilerError(f"cp.async of {v * eb} bytes (at least 4 are needed) for {ptr.type}")
     offsets = register_offsets(lw, dist, buf, [g[0] for g in groups])
     canon = canonical_ir(lw, dist)
-    ptrs = lw.get(ptr)
+    # in a loop: each source address formed at its cp.async (``memory.access_addresses``)
+    ptrs = access_addresses(lw, op, ptr, dist.num_regs, [g[0] for g in groups])
     masks = lw.get(mask) if mask is not None else None
     kind = op.attrs.get("mask_kind", "uniform")
     nbytes = v * eb
@@ -397,8 +401,9 @@ def _async_copy(lw, op) -> None:
         else:
             size = b.select(masks[g[0]], const(I32, nbytes), const(I32, 0))
         dptr = byte_address(lw, buf, off, eb)
+        src = ptrs[g[0]]
         with lw.if_then(canon[g[0]]):
-            lw.call(name, ir.VoidType(), [dptr, ptrs[g[0]], size])
+            lw.call(name, ir.VoidType(), [dptr, src, size])
 
 
 @lowers("ttg.async_commit_group")

@@ -1,0 +1,153 @@
+"""Global addresses formed at their use in loops (``memory.access_addresses``): a loop-carried
+scalar base plus i32 offset tiles become one ``mad.wide.s32`` per offset at each access, exact
+where the i32 sum of the offsets would overflow, and the matmul main loop's ``cp.async`` copies
+keep no 64-bit pointer per copy across trips."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simt_sim import lower_for_simulation, run_kernel  # tests/codegen is on sys.path
+from tritonc.driver import TT_PIPELINE, TTG_PIPELINE, Compilation, run_pipeline
+from tritonc.interpreter import run_function
+from tritonc.ir.parser import parse_module
+from tritonc.options import CompileOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNEL = ROOT / "benchmarks" / "kernels" / "matmul.tri"
+
+# The loop reads X + t1 + t2 + u with t1 = c + 8 * rm (i32), t2 = c + rk (i32), u = -2c (i64),
+# c = 2^31 - 32: t1 + t2 overflows i32, the address X + 8 * rm + rk does not. After
+# canonicalize-pointers the loop carries X + u and applies t1 and t2 in the body; the load
+# forms base + sext(t1) * 4 + sext(t2) * 4 with two mad.wide.s32. Y: the sum of the blocks
+# read; Z: the block the returned tile points at (rebuilt after the loop, getelementptr).
+OVERFLOW = """
+module attributes {num_warps = 1} {
+  tt.func @k(%X: ptr<f32>, %Y: ptr<f32>, %Z: ptr<f32>, %c: i32, %neg: i64, %n: i32) attributes {kernel} {
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %rm = tt.make_range {end = 4, start = 0} : i32[4]
+    %rk = tt.make_range {end = 8, start = 0} : i32[8]
+    %rm2 = tt.expand_dims %rm {axis = 1} : i32[4,1]
+    %c8 = arith.constant {value = 8} : i32[4,1]
+    %rm8 = arith.muli %rm2, %c8 : i32[4,1]
+    %cs1 = tt.splat %c : i32[4,1]
+    %t1 = arith.addi %cs1, %rm8 : i32[4,1]
+    %rk2 = tt.expand_dims %rk {axis = 0} : i32[1,8]
+    %cs2 = tt.splat %c : i32[1,8]
+    %t2s = arith.addi %cs2, %rk2 : i32[1,8]
+    %t2 = tt.broadcast %t2s : i32[4,8]
+    %x0 = tt.splat %X : ptr<f32>[4,1]
+    %x1 = tt.addptr %x0, %t1 : ptr<f32>[4,1]
+    %x2 = tt.broadcast %x1 : ptr<f32>[4,8]
+    %x3 = tt.addptr %x2, %t2 : ptr<f32>[4,8]
+    %u = tt.splat %neg : i64[4,8]
+    %px = tt.addptr %x3, %u : ptr<f32>[4,8]
+    %zero = arith.constant {value = 0.0} : f32[4,8]
+    %st = arith.constant {value = 32} : i32[4,8]
+    %r:2 = scf.for %c0, %n, %c1, %px, %zero {predicate = "slt"} : ptr<f32>[4,8], f32[4,8] {
+    ^(%k: i32, %p: ptr<f32>[4,8], %acc: f32[4,8]):
+      %x = tt.load %p : f32[4,8]
+      %s = arith.addf %acc, %x : f32[4,8]
+      %p2 = tt.addptr %p, %st : ptr<f32>[4,8]
+      scf.yield %p2, %s
+    }
+    %idx0 = tt.broadcast %rm8 : i32[4,8]
+    %idx = arith.addi %idx0, %t2 : i32[4,8]
+    %cs3 = tt.splat %c : i32[4,8]
+    %idx1 = arith.subi %idx, %cs3 : i32[4,8]
+    %y0 = tt.splat %Y : ptr<f32>[4,8]
+    %py = tt.addptr %y0, %idx1 : ptr<f32>[4,8]
+    tt.store %py, %r#1
+    %last = tt.load %r#0 : f32[4,8]
+    %z0 = tt.splat %Z : ptr<f32>[4,8]
+    %pz = tt.addptr %z0, %idx1 : ptr<f32>[4,8]
+    tt.store %pz, %last
+    tt.return
+  }
+}
+"""
+
+
+def _args(n):
+    c = 2**31 - 32
+    X = np.arange(32 * (n + 1), dtype=np.float32)
+    return [X, np.full(32, np.nan, np.float32), np.full(32, np.nan, np.float32), c, -2 * c, n]
+
+
+def test_overflowing_offsets_are_exact_in_the_lowering():
+    module = run_pipeline(parse_module(OVERFLOW), TT_PIPELINE)
+    run_pipeline(module, TTG_PIPELINE, num_warps=1, num_stages=1, arch="sm_90")
+    kernels, _ = lower_for_simulation(module)
+    ir_text = str(kernels["k"][0])
+    # the loop's load: two mad.wide.s32 from the carried base, 4-byte elements
+    assert ir_text.count('"mad.wide.s32 $0, $1, 4, $2;"') == 2, ir_text
+    for n in (0, 1, 3):
+        args = _args(n)
+        run_kernel(module, "k", (1,), args)
+        ref = _args(n)
+        run_function(parse_module(OVERFLOW), "k", 1, ref)
+        np.testing.assert_array_equal(args[1], ref[1])
+        np.testing.assert_array_equal(args[2], ref[2])
+        X = args[0]
+        np.testing.assert_array_equal(args[1], X[:32 * n].reshape(n, 32).sum(axis=0) if n else np.zeros(32))
+
+
+def _main_loop(ptx: str, kernel: str) -> list[str]:
+    """The instructions of ``kernel``'s longest loop (label to backward branch)."""
+    body = ptx.split(f".entry {kernel}(")[1].split(".entry")[0].splitlines()
+    labels, best = {}, []
+    for i, line in enumerate(body):
+        m = re.match(r"\s*(\$L__\w+):", line)
+        if m:
+            labels[m.group(1)] = i
+        m = re.search(r"bra(?:\.uni)?\s+(\$L__\w+);", line)
+        if m and m.group(1) in labels and i - labels[m.group(1)] > len(best):
+            best = body[labels[m.group(1)]:i + 1]
+    return [x.strip() for x in best if x.strip() and not x.strip().startswith(("//", "$"))]
+
+
+@pytest.mark.parametrize("tile, num_warps, num_stages", [((128, 256, 64), 8, 3), ((64, 64, 32), 4, 3)])
+def test_copy_sources_are_formed_at_each_cp_async(tile, num_warps, num_stages):
+    TM, TN, TK = tile
+    opts = CompileOptions(defines={"TM": str(TM), "TN": str(TN), "TK": str(TK)}, num_warps=num_warps,
+                          num_stages=num_stages, arch="sm_90", specialize=True)
+    ptx = Compilation(KERNEL, opts).ptx
+    for kernel in ("matmul", "matmul__spec16"):
+        loop = _main_loop(ptx, kernel)
+        wide = {}
+        for ins in loop:
+            m = re.match(r"mad\.wide\.s32 (%rd\d+), %r\d+, 2, %rd\d+;", ins)
+            if m:
+                wide[m.group(1)] = ins
+        copies = [re.search(r"\], \[(%rd\d+)\]", ins) for ins in loop if ins.startswith(("cp.async", "@%p"))
+                  and "cp.async.cg.shared.global" in ins]
+        threads = 32 * num_warps
+        assert len(copies) == (TM * TK + TK * TN) // (8 * threads)
+        # every source is a mad.wide.s32 of the loop, with no immediate offset folded in
+        assert all(c is not None and c.group(1) in wide for c in copies), loop
+        # the only 64-bit adds left are the two carried bases' increments
+        assert sum(ins.startswith("add.s64") for ins in loop) == 2, loop
+
+
+def test_128x256x64_is_k_sliced_where_it_fits():
+    """``slice_registers`` (recalibrated for one i32 offset per copy): the ``__spec16`` variant
+    (uniform masks) of 128x256x64 on 8 warps, 3 stages is K-sliced and does not spill; the
+    variant for any size (limit masks, which spills when sliced) is not sliced."""
+    from tritonc.codegen.cubin import assemble_ptx
+    from tritonc.codegen.target import Target
+    from tritonc.ir.printer import print_module
+
+    opts = CompileOptions(defines={"TM": "128", "TN": "256", "TK": "64"}, num_warps=8, num_stages=3, arch="sm_90",
+                          specialize=True)
+    comp = Compilation(KERNEL, opts)
+    text = print_module(comp.ttgir)
+    spec = text[text.index("tt.func @matmul__spec16("):]
+    plain = text[text.index("tt.func @matmul("):text.index("tt.func @matmul__spec16(")]
+    assert "ttg.memdesc_subslice" in spec and "ttg.memdesc_subslice" not in plain
+    res = assemble_ptx(comp.ptx, Target("sm_90")).resources
+    for name in ("matmul", "matmul__spec16"):
+        assert not res[name].spills and res[name].stack_bytes == 0, res[name]
