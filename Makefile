@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 BUILD  := build
-ARCH   ?= sm_90
+ARCH   ?= sm_90a
 
 .PHONY: setup run test test-fast golden gpu-check bench clean
 
