@@ -24,7 +24,7 @@ from cli_helpers import ELF_MAGIC, EXAMPLES_DIR, tritonc
 from tritonc.launcher.c_header import find_cuda_include
 from tritonc.tools.examples import EXAMPLES, Example
 
-ARCHS = ("sm_80", "sm_90")
+ARCHS = ("sm_80", "sm_90", "sm_90a")  # sm_90a: the default (wgmma for the matmul examples)
 #: Every example file, so a new one is tested as soon as it exists; the settings come from
 #: tritonc.tools.examples.EXAMPLES when it has an entry, else the file's own defaults.
 SETTINGS = {e.name: e for e in EXAMPLES}
