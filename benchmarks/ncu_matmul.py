@@ -1,4 +1,9 @@
-"""Launch the fp16 4096^3 matmul of bench_matmul (mma.sync rows for sm_90, wgmma rows for sm_90a) three times, for Nsight Compute: ``ncu --clock-control none --kernel-name regex:matmul --launch-skip 2 --launch-count 1 ... python3 benchmarks/ncu_matmul.py sm_90``."""
+"""Launch the fp16 4096^3 matmul of bench_matmul three times, for Nsight Compute: the mma.sync
+configuration for ``sm_90``, the wgmma one for ``sm_90a``. Usage (GPU machine)::
+
+    ncu --clock-control none --kernel-name regex:matmul --launch-skip 2 --launch-count 1 \\
+        --section ... python3 benchmarks/ncu_matmul.py sm_90
+"""
 import sys
 import tempfile
 from pathlib import Path

@@ -156,13 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="case names to run (default: all)")
     parser.add_argument("--no-bench", action="store_true", help="check only, no timing")
+    parser.add_argument("--arch", help="compile for this architecture (default: the GPU's, sm_90a on sm_90)")
     args = parser.parse_args(argv)
     import torch
 
     if not torch.cuda.is_available():
         print("gpu-check: no GPU visible to torch", file=sys.stderr)
         return 2
-    arch = local_arch(torch)
+    arch = args.arch or local_arch(torch)
     torch.manual_seed(0)
     outdir = Path(tempfile.mkdtemp(prefix="tritonc-gpu-check-"))
     print(f"gpu-check: {torch.cuda.get_device_name()} ({arch}), torch {torch.__version__}, "
