@@ -34,16 +34,18 @@ def pipelined(path, defines, tune, num_warps, num_stages, arch="sm_90"):
     ((32, 32, 16), 4, 1, "sm_90"),
     # wgmma: a group left running; copies S - 1 trips ahead after a second barrier (S <= 4) or
     # S - 2 ahead with one barrier (S > 4)
-    ((64, 32, 16), 4, 2, "sm_90a"), ((64, 32, 16), 4, 3, "sm_90a"), ((64, 32, 16), 4, 4, "sm_90a"),
-    ((64, 32, 16), 4, 5, "sm_90a"), ((64, 32, 16), 4, 6, "sm_90a")])
+    ((64, 32, 32), 4, 2, "sm_90a"), ((64, 32, 32), 4, 3, "sm_90a"), ((64, 32, 32), 4, 4, "sm_90a"),
+    ((64, 32, 32), 4, 5, "sm_90a"), ((64, 32, 32), 4, 6, "sm_90a"),
+    ((64, 32, 16), 4, 3, "sm_90a")])  # K = 16: mma.sync even on sm_90a
 def test_pipelined_matmul(tile, num_warps, num_stages, arch):
     TM, TN, TK = tile
     module = pipelined(ROOT / "examples" / "matmul.tri", {}, {"TM": [TM], "TN": [TN], "TK": [TK]}, num_warps,
                        num_stages, arch)
     text = print_module(module)
     assert ("ttg.async_copy_global_to_local" in text) == (num_stages > 1)
-    assert ("version=3" in text) == (arch == "sm_90a")
-    assert ("ttg.wgmma_wait" in text) == (arch == "sm_90a" and num_stages >= 3)
+    wgmma = arch == "sm_90a" and TK >= 32
+    assert ("version=3" in text) == wgmma
+    assert ("ttg.wgmma_wait" in text) == (wgmma and num_stages >= 3)
     assert "tt.load" not in text.split("scf.for")[1].split("scf.yield")[0] or num_stages == 1
     rng = np.random.default_rng(num_stages)
     for M, N, K in [(40, 33, 100), (17, 9, 5), (32, 32, 16), (33, 40, 48)]:

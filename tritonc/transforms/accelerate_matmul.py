@@ -66,6 +66,9 @@ from tritonc.passes import AnalysisManager, Pass, register_pass
 #: Architectures with ``wgmma.mma_async`` (PTX ISA 9.7.15: sm_90a only).
 WGMMA_ARCHS = ("sm_90a",)
 
+#: The smallest K of a dot on wgmma (see :func:`wgmma_eligible`).
+WGMMA_MIN_K = 32
+
 #: Operand element -> (accumulator element, k_width) of the mma v2 instruction for it.
 MMA_TYPES = {"f16": ("f32", 2), "bf16": ("f32", 2), "f32": ("f32", 1), "i8": ("i32", 4)}
 
@@ -155,14 +158,17 @@ def wgmma_eligible(op: Operation, num_warps: int) -> int | None:
     with an f32 accumulator, warp groups of 4 warps stacked along M (``warps = [num_warps,
     1]``, every warp owning 16-row slices of the whole width), ``M`` a multiple of ``16 *
     num_warps``, ``N`` at most 256 or a multiple of 256 (one instruction per 256 columns) and a
-    multiple of 8; operand rows a multiple of 32 bytes (:func:`wgmma_layout`)."""
+    multiple of 8; operand rows a multiple of 32 bytes (:func:`wgmma_layout`); ``K`` at least
+    :data:`WGMMA_MIN_K` (a K of 16 is one instruction per warp group and loop trip, too little
+    to cover the trip's fixed costs: conv2d 64x64x16 ran 19 % slower on wgmma than on
+    mma.sync on an H200, benchmarks/RESULTS.md)."""
     a, b, acc = (v.type for v in op.operands)
     if a.element.name not in ("f16", "bf16") or acc.element.name != "f32" or num_warps % 4:
         return None
     M, K = a.shape
     N = b.shape[1]
     n = min(N, 256)
-    if M % (16 * num_warps) or N % 8 or N % n or K % 16:
+    if M % (16 * num_warps) or N % 8 or N % n or K % 16 or K < WGMMA_MIN_K:
         return None
     for x in (op.operands[0], op.operands[1]):
         t = x.type
