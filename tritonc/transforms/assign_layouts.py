@@ -41,6 +41,11 @@ built in the access's layout. An access always gets its own coalesced layout (op
 converted into it, its result as users need), so two disagreeing accesses (a transpose)
 cost one conversion, which ``remove-layout-conversions`` places.
 
+A group whose accesses are all gathers (strides known only at run time) is decided by its
+index computation, unless the layout that gives some operand of an access keeps fewer than a
+quarter of the threads on distinct elements (a broadcast of a ``[4, 1, 1]`` range); then the
+group takes the shape default (:meth:`_FunctionLayouts.spread_replicating_gathers`).
+
 Algorithm, three walks over each function (a small form of Triton's layout propagation):
 
 1. *natural* (forward): the layout each value would get from its operands alone;
@@ -64,7 +69,7 @@ from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
 
-from .coalesce import access_layouts
+from .coalesce import access_layouts, is_tile_access, pointer_of
 
 WARP_SIZE = 32
 
@@ -106,6 +111,17 @@ def default_blocked_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLay
         warps //= w
     wpc[order[-1]] *= warps
     return BlockedLayout(tuple(spt), tuple(tpw), tuple(wpc), order)
+
+
+def _replicating(layout: BlockedLayout, shape: tuple[int, ...], num_warps: int) -> bool:
+    """Whether ``layout`` keeps fewer than a quarter of the CTA's threads on distinct elements
+    of a ``shape`` tile that has at least one element per thread."""
+    threads = WARP_SIZE * num_warps
+    numel = covering = 1
+    for d, n in enumerate(shape):
+        numel *= n
+        covering *= min(layout.threads_per_warp[d] * layout.warps_per_cta[d], max(1, n // layout.size_per_thread[d]))
+    return numel >= threads and 4 * covering <= threads
 
 
 def trans_layout(layout: BlockedLayout, order: tuple[int, ...]) -> BlockedLayout:
@@ -204,6 +220,7 @@ class _FunctionLayouts:
         #: memory op -> the layout it is done in; value group root -> the group's layout.
         self.access: dict[Operation, Layout] = {}
         self.group_layout: dict[Value, Layout] = {}
+        self.coalescing = axis is not None
         if axis is not None:
             self.access, self.group_layout = access_layouts(f, axis, num_warps, self.groups.find)
 
@@ -496,9 +513,36 @@ class _FunctionLayouts:
                 self.set_layout(arg, self.default(arg))
         body = self.f.body.block
         self.natural_block(body)
+        if self.spread_replicating_gathers():
+            self.natural = {}
+            self.natural_block(body)
         self.wants_block(body)
         self.assign_block(body)
         return self.changed
+
+    def spread_replicating_gathers(self) -> bool:
+        """Give the shape default to each value group whose accesses are all gathers (no
+        coalesced layout decided it) when a layout one of its operands would get from its
+        computation keeps fewer than a quarter of the threads busy on a tile with work for all (a
+        broadcast of a ``[4, 1, 1]`` range puts all 32 lanes of a warp along the 4 rows:
+        every element loaded by 128 threads, none along the rows in memory). Returns whether
+        any group changed (the natural walk then runs again)."""
+        if not self.coalescing:
+            return False  # tests of the propagation alone
+        changed = False
+        for op in self.f.walk():
+            if not is_tile_access(op) or op in self.access:
+                continue
+            ptr = pointer_of(op)
+            root = self.groups.find(ptr)
+            if root in self.group_layout:
+                continue
+            shape = tuple(ptr.type.shape)
+            if any(isinstance(lay, BlockedLayout) and _replicating(lay, shape, self.num_warps)
+                   for lay in (self.nat(v) for v in op.operands if _is_tile(v))):
+                self.group_layout[root] = default_blocked_layout(shape, self.num_warps)
+                changed = True
+        return changed
 
 
 @register_pass
