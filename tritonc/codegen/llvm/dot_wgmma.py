@@ -76,7 +76,7 @@ class _Descriptors:
     first element is at (M or N coordinate ``mn``, K coordinate ``k``) of the view; ``mn`` may
     have a per-warp-group part (``group_rows`` per group, a multiple of 8 or of the block)."""
 
-    def __init__(self, lw, load: DeferredLoad, operand: int, group_rows: int):
+    def __init__(self, lw, load: DeferredLoad, operand: int, group_rows: int, groups: int = 1):
         self.lw = lw
         buf = load.buf
         t = buf.type
@@ -101,6 +101,8 @@ class _Descriptors:
         # Per warp group: the element offset of its first row (linear in the group index).
         self.group_rows = group_rows
         self.group_step = self._offset(group_rows, 0) - self._offset(0, 0)
+        if any(self._offset(g * group_rows, 0) - self._offset(0, 0) != g * self.group_step for g in range(groups)):
+            raise InternalCompilerError(f"wgmma: warp-group rows are not evenly spaced in {layout}")
         b = lw.b
         addr = b.ptrtoint(lw.smem_ptr(buf.base), I32)
         if group_rows:
@@ -140,6 +142,15 @@ def _wait_asm(count: int, num: int) -> ir.InlineAsm:
 
 
 def lower_wgmma_dot(lw, op) -> None:
+    """Lower ``d = tt.dot(a, b, c)`` in an mma v3 layout (see the module docstring): ``a``
+    ``[M, K]`` and ``b`` ``[K, N]`` f16/bf16 tiles deferred from shared memory, ``c`` and ``d``
+    f32 ``[M, N]``; ``(M / (16 W)) * (N / n) * (K / 16)`` wgmma instructions per warp group.
+
+    Raises:
+        InternalCompilerError: operands not deferred shared-memory loads, warps not stacked
+            along M in groups of 4, tiles that do not cover the dot, or a buffer layout wgmma
+            cannot describe.
+    """
     a, b_, acc = op.operands
     ct = op.result.type
     mma: MmaLayout = ct.layout
@@ -158,7 +169,7 @@ def lower_wgmma_dot(lw, op) -> None:
     chunks = N // n
     if rm_n * 16 * W != M or chunks * n != N or K % 16:
         raise InternalCompilerError(f"wgmma tiles do not cover the {M}x{N}x{K} dot in {mma}")
-    da = _Descriptors(lw, A, 0, 64 if W > 4 else 0)
+    da = _Descriptors(lw, A, 0, 64 if W > 4 else 0, W // 4)
     db = _Descriptors(lw, B, 1, 0)
     regs = list(lw.get(acc))
     per = n // 2  # accumulator registers of one instruction
