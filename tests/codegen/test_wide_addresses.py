@@ -24,52 +24,7 @@ KERNEL = ROOT / "benchmarks" / "kernels" / "matmul.tri"
 # canonicalize-pointers the loop carries X + u and applies t1 and t2 in the body; the load
 # forms base + sext(t1) * 4 + sext(t2) * 4 with two mad.wide.s32. Y: the sum of the blocks
 # read; Z: the block the returned tile points at (rebuilt after the loop, getelementptr).
-OVERFLOW = """
-module attributes {num_warps = 1} {
-  tt.func @k(%X: ptr<f32>, %Y: ptr<f32>, %Z: ptr<f32>, %c: i32, %neg: i64, %n: i32) attributes {kernel} {
-    %c0 = arith.constant {value = 0} : i32
-    %c1 = arith.constant {value = 1} : i32
-    %rm = tt.make_range {end = 4, start = 0} : i32[4]
-    %rk = tt.make_range {end = 8, start = 0} : i32[8]
-    %rm2 = tt.expand_dims %rm {axis = 1} : i32[4,1]
-    %c8 = arith.constant {value = 8} : i32[4,1]
-    %rm8 = arith.muli %rm2, %c8 : i32[4,1]
-    %cs1 = tt.splat %c : i32[4,1]
-    %t1 = arith.addi %cs1, %rm8 : i32[4,1]
-    %rk2 = tt.expand_dims %rk {axis = 0} : i32[1,8]
-    %cs2 = tt.splat %c : i32[1,8]
-    %t2s = arith.addi %cs2, %rk2 : i32[1,8]
-    %t2 = tt.broadcast %t2s : i32[4,8]
-    %x0 = tt.splat %X : ptr<f32>[4,1]
-    %x1 = tt.addptr %x0, %t1 : ptr<f32>[4,1]
-    %x2 = tt.broadcast %x1 : ptr<f32>[4,8]
-    %x3 = tt.addptr %x2, %t2 : ptr<f32>[4,8]
-    %u = tt.splat %neg : i64[4,8]
-    %px = tt.addptr %x3, %u : ptr<f32>[4,8]
-    %zero = arith.constant {value = 0.0} : f32[4,8]
-    %st = arith.constant {value = 32} : i32[4,8]
-    %r:2 = scf.for %c0, %n, %c1, %px, %zero {predicate = "slt"} : ptr<f32>[4,8], f32[4,8] {
-    ^(%k: i32, %p: ptr<f32>[4,8], %acc: f32[4,8]):
-      %x = tt.load %p : f32[4,8]
-      %s = arith.addf %acc, %x : f32[4,8]
-      %p2 = tt.addptr %p, %st : ptr<f32>[4,8]
-      scf.yield %p2, %s
-    }
-    %idx0 = tt.broadcast %rm8 : i32[4,8]
-    %idx = arith.addi %idx0, %t2 : i32[4,8]
-    %cs3 = tt.splat %c : i32[4,8]
-    %idx1 = arith.subi %idx, %cs3 : i32[4,8]
-    %y0 = tt.splat %Y : ptr<f32>[4,8]
-    %py = tt.addptr %y0, %idx1 : ptr<f32>[4,8]
-    tt.store %py, %r#1
-    %last = tt.load %r#0 : f32[4,8]
-    %z0 = tt.splat %Z : ptr<f32>[4,8]
-    %pz = tt.addptr %z0, %idx1 : ptr<f32>[4,8]
-    tt.store %pz, %last
-    tt.return
-  }
-}
-"""
+OVERFLOW = (ROOT / "tests" / "data" / "i32_offset_overflow.ttir").read_text()
 
 
 def _args(n):
