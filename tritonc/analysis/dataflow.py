@@ -206,8 +206,9 @@ class BackwardProblem(Generic[State]):
         return after
 
 
-class BackwardResult(Generic[State]):
-    """States around each op at the fixpoint: :meth:`before` and :meth:`after`."""
+class DenseResult(Generic[State]):
+    """States around each op at the fixpoint of a dense problem (backward or forward):
+    :meth:`before` and :meth:`after`."""
 
     def __init__(self, before: dict[Operation, State], after: dict[Operation, State]):
         self._before = before
@@ -220,12 +221,12 @@ class BackwardResult(Generic[State]):
         return self._after[op]
 
 
-def solve_backward(problem: BackwardProblem[State], scope: Module | Function) -> BackwardResult[State]:
+def solve_backward(problem: BackwardProblem[State], scope: Module | Function) -> DenseResult[State]:
     """Run ``problem`` to its fixpoint over every function of ``scope``."""
     solver = _DenseBackwardSolver(problem)
     for f in scope.functions if isinstance(scope, Module) else [scope]:
         solver.block(f.body.block, problem.boundary(f))
-    return BackwardResult(solver.before, solver.after)
+    return DenseResult(solver.before, solver.after)
 
 
 class _DenseBackwardSolver(Generic[State]):
@@ -302,21 +303,7 @@ class DenseForwardProblem(Generic[State]):
         raise NotImplementedError
 
 
-class DenseForwardResult(Generic[State]):
-    """States around each op at the fixpoint: :meth:`before` and :meth:`after`."""
-
-    def __init__(self, before: dict[Operation, State], after: dict[Operation, State]):
-        self._before = before
-        self._after = after
-
-    def before(self, op: Operation) -> State:
-        return self._before[op]
-
-    def after(self, op: Operation) -> State:
-        return self._after[op]
-
-
-def solve_dense_forward(problem: DenseForwardProblem[State], scope: Module | Function) -> DenseForwardResult[State]:
+def solve_dense_forward(problem: DenseForwardProblem[State], scope: Module | Function) -> DenseResult[State]:
     """Run ``problem`` to its fixpoint over every function of ``scope``.
 
     The states recorded inside a loop are those of the last trip of the fixpoint iteration,
@@ -325,7 +312,7 @@ def solve_dense_forward(problem: DenseForwardProblem[State], scope: Module | Fun
     solver = _DenseForwardSolver(problem)
     for f in scope.functions if isinstance(scope, Module) else [scope]:
         solver.block(f.body.block, problem.boundary(f))
-    return DenseForwardResult(solver.before, solver.after)
+    return DenseResult(solver.before, solver.after)
 
 
 class _DenseForwardSolver(Generic[State]):
