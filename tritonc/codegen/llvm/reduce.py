@@ -13,8 +13,9 @@ is in ``SliceLayout(axis, L)`` (a uniform scalar for a rank-1 source). Three sta
    of each such warp stores its partial to the op's scratch at ``[result element][warp]``,
    ``bar.sync``, then every thread combines the ``warps`` partials of each of its result
    registers: with up to 4 warps it reads them all (one vector load) and combines them in
-   warp order; from 8 warps on, lane ``l`` reads partial ``l % warps`` and a butterfly over
-   ``log2(warps)`` lane bits combines them (one load and ``2 log2(warps)`` instructions
+   warp order; from 8 warps on, when at least ``warps`` lanes lie along ``d`` (they hold the
+   same result elements), the lane with coordinate ``c`` along ``d`` reads partial
+   ``c % warps`` and a butterfly over ``log2(warps)`` of those lane bits combines them (one load and ``2 log2(warps)`` instructions
    instead of ``warps / 4`` loads and ``warps - 1`` combines: 9 instead of 19 for softmax's 16
    warps), the same tree in every lane and warp, so the result is bitwise uniform. One
    barrier per reduction, where Triton's lowering stores the combined value once more and
@@ -164,14 +165,16 @@ def _reduce(lw, op) -> None:
                 lw.smem_store(val, elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
         lw.barrier()
         out = []
-        if warps >= SHUFFLE_COMBINE_WARPS:
-            mine = b.and_(lw.lane(), const(I32, warps - 1))
+        if warps >= SHUFFLE_COMBINE_WARPS and tpw >= warps:
+            # The lanes along d hold the same result elements (the result is the slice of d),
+            # so a butterfly over those lane bits combines partials of one element only.
+            mine = b.and_(lane_c, const(I32, warps - 1))
             for li in lin:
                 slot = b.add(b.mul(li, const(I32, warps)), mine)
                 acc = lw.smem_load(elem, lw.scratch_address(base, b.mul(slot, const(I32, nbytes))))
                 k = 1
                 while k < warps:
-                    acc = combine(acc, shuffle_xor(lw, acc, k))
+                    acc = combine(acc, shuffle_xor(lw, acc, stride * k))
                     k *= 2
                 out.append(acc)
         else:
