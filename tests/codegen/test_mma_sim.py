@@ -2,7 +2,7 @@
 
 Each case compiles ``benchmarks/kernels/matmul.tri`` (or ``examples/matmul.tri``) through the
 default pipeline (``accelerate-matmul``, ``software-pipeline``, the shared-memory plan), lowers
-it to LLVM IR and runs every CTA in ``simt_sim.py``, which models ``ldmatrix``, ``mma.sync`` and
+it to LLVM IR and runs every CTA in ``tritonc.simt``, which models ``ldmatrix``, ``mma.sync`` and
 ``cp.async`` (with their wait groups) from the PTX definitions; the result must match a float64
 reference on ragged sizes with the output poisoned first. This checks the index math of the
 lowering (fragments, swizzle, ring slots, masks) without a GPU.
@@ -15,7 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from simt_sim import run_kernel  # tests/codegen is on sys.path
+from tritonc.simt import run_kernel
 from tritonc.driver import Compilation
 from tritonc.ir.printer import print_module
 from tritonc.options import CompileOptions

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import reduction_cases as R  # tests/codegen is on sys.path
-from simt_sim import run_kernel
+from tritonc.simt import run_kernel
 from tritonc.driver import Compilation
 from tritonc.interpreter import run_function
 from tritonc.options import CompileOptions

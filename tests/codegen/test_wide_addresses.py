@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim import lower_for_simulation, run_kernel  # tests/codegen is on sys.path
+from tritonc.simt import lower_for_simulation, run_kernel
 from tritonc.driver import TT_PIPELINE, TTG_PIPELINE, Compilation, run_pipeline
 from tritonc.interpreter import run_function
 from tritonc.ir.parser import parse_module
