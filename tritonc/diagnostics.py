@@ -166,6 +166,17 @@ def recursion_headroom(limit: int = RECURSION_LIMIT) -> Iterator[None]:
                 _headroom_saved = None
 
 
+#: The named warnings: ``-W<name>`` keeps one on, ``-Wno-<name>`` turns it off. All are on by
+#: default. Name -> what it warns about (``tritonc --help`` and docs/cli.md list them).
+WARNINGS: dict[str, str] = {
+    "double-promotion": "an unsuffixed floating literal turns a float or half tile into double",
+    "return-type": "control reaches the end of a function that returns a value",
+    "readonly-store": "a store or atomic writes through a pointer declared __readonly "
+                      "(the store is kept and the promise ignored)",
+    "cpp": "#warning directives",
+}
+
+
 class DiagnosticSink:
     """Collects warnings during one compilation; errors are raised as :class:`CompileError`.
 
@@ -179,6 +190,9 @@ class DiagnosticSink:
         self.werror = werror
 
     def warn(self, flag: str, message: str, loc: SourceLoc | None) -> None:
+        """Record warning ``flag`` (a key of :data:`WARNINGS`) unless ``-Wno-<flag>`` disabled it;
+        with ``-Werror`` raise it as a :class:`CompileError`."""
+        assert flag in WARNINGS, f"unregistered warning flag {flag!r}"
         if flag in self.disabled:
             return
         text = f"{message} [-W{flag}]"

@@ -739,7 +739,8 @@ USAGE = [
      "Error: Invalid value for --tune: 'a,b' is not a comma-separated list of integers"),
     ("--tune with no values after =", ["--tune", "TM="],
      "Error: Invalid value for --tune: '' is not a comma-separated list of integers"),
-    ("unknown -W flag", ["-Wfoo"], "Error: Invalid value for -W: unknown warning flag '-Wfoo'"),
+    ("unknown -W flag", ["-Wfoo"], "Error: Invalid value for -W: unknown warning flag '-Wfoo' (warnings: ..."),
+    ("unknown -Wno- flag", ["-Wno-foo"], "Error: Invalid value for -W: unknown warning flag '-Wno-foo' (warnings: ..."),
     ("--num-warps not a number", ["--num-warps", "x"],
      "Error: Invalid value for --num-warps: 'x' is not a comma-separated list of integers"),
     ("--num-warps 0", ["--num-warps", "0"], "Error: Invalid value for --num-warps: 0 is not a power of two from 1 to 32"),
@@ -819,6 +820,42 @@ def test_wno_silences_the_warning(tmp_path, monkeypatch):
     assert run.status == 0
     assert run.stderr == ""
     assert (tmp_path / "w.cubin").exists()
+
+
+def test_positive_w_flag_keeps_the_warning_on(tmp_path, monkeypatch):
+    """``-W<name>`` is accepted wherever ``-Wno-<name>`` is; the last one wins (gcc)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w.tri").write_text(PROMOTES)
+    run = tritonc("w.tri", "-Wno-double-promotion", "-Wdouble-promotion", "-o", "w.cubin")
+    assert run.status == 0
+    assert run.err_lines[0] == f"w.tri:3:27: warning: {PROMOTION}"
+    run = tritonc("w.tri", "-Wdouble-promotion", "-Wno-double-promotion", "-o", "w.cubin")
+    assert run.status == 0 and run.stderr == ""
+
+
+READONLY_STORE = """__global__ void copy(float *X __noalias __readonly, float *Y __noalias __readonly) {
+  int r[128] = 0 ... 128;
+  *(Y + r) = *(X + r);
+}
+"""
+
+
+def test_store_through_readonly_warns_and_is_kept(tmp_path, monkeypatch):
+    """Spec section 4: the store is kept (no LLVM ``readonly`` on Y, a ``st.global`` in the PTX),
+    X keeps its promise (``ld.global.nc``), and ``-Wno-readonly-store`` silences the warning."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.tri").write_text(READONLY_STORE)
+    run = tritonc("c.tri", "--emit=llir,ptx", "-o", "c")
+    assert run.status == 0, run.output
+    assert run.err_lines == ["c.tri:3:12: warning: store through 'Y', which is declared __readonly; the store is "
+                             "kept and the promise is not used [-Wreadonly-store]", *quoted(tmp_path / "c.tri", 3, 12)]
+    llir = (tmp_path / "c.ll").read_text()
+    assert "noalias readonly align 4 %X" in llir.replace('"', "") and "readonly align 4 %Y" not in llir, llir
+    ptx = (tmp_path / "c.ptx").read_text()
+    assert "st.global" in ptx and "ld.global.nc" in ptx
+    run = tritonc("c.tri", "-Wno-readonly-store", "--emit=ptx", "-o", "c.ptx")
+    assert run.status == 0 and run.stderr == ""
+    assert (tmp_path / "c.ptx").read_text() == ptx
 
 
 def test_warnings_before_an_error_are_shown_too(tmp_path, monkeypatch):

@@ -262,7 +262,9 @@ def check_frontend(rule: Rule) -> None:
         tu = parse(rule.src, "<source>", defines={**opts.defines, **macros}, include_dirs=opts.include_dirs, sink=diag)
     result = analyze(tu, tunables=tunables, diag=diag)
     if rule.warnings is not None:
-        got = [w.message for w in diag.warnings]
+        # Warnings found on the tile IR (-Wreadonly-store) come from irgen: take the whole
+        # frontend's where irgen works.
+        got = [w.message for w in (diag if "ir" in rule.xfail else frontend_module(rule)[1]).warnings]
         assert len(got) == len(rule.warnings), f"warnings {got}, expected {rule.warnings}"
         for g, want in zip(got, rule.warnings):
             assert want in g, f"warning {g!r} does not contain {want!r}"

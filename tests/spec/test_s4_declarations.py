@@ -123,6 +123,25 @@ __global__ void k(half *A, half *B, float *C) {
          args=fixed(randn(32, 128, dtype=f16), randn(128, 32, dtype=f16), zeros(32, 32)),
          expect=lambda a: {2: a[0].astype(np.float64) @ a[1].astype(np.float64)}, rtol=1e-5, atol=1e-4,
          ir="CHECK: module attributes {num_warps = 8}", ptx="CHECK: .maxntid 256", gpu=True, gpu_rtol=1e-3, gpu_atol=1e-3),
+    # A 2021 copy kernel marks its output __readonly: the store is kept (LLVM would delete it
+    # through a `readonly` parameter), with a warning, and the loads of X stay non-coherent.
+    Rule("store_through_readonly_is_kept", """
+#define TYPE float
+__global__ void copy(TYPE *X __noalias __readonly __aligned(16), TYPE *Y __noalias __readonly __aligned(16), int N) {
+  int off[256] = get_program_id(0) * 256 + 0 ... 256;
+  TYPE *px[256] = X + off;
+  TYPE *py[256] = Y + off;
+  *py = *px;
+}""", grid=2, args=fixed(randn(512), zeros(512), 512), expect=lambda a: {1: a[0]},
+         warnings=["store through 'Y', which is declared __readonly; the store is kept and the promise is not used "
+                   "[-Wreadonly-store]"],
+         ptx="CHECK: ld.global.nc\nCHECK: st.global", gpu=True),
+    Rule("atomic_through_readonly_is_kept", """
+__global__ void k(int *C __readonly) {
+  int r[32] = 0 ... 32;
+  atomic_add(C + r % 4, 1);
+}""", args=lambda: [zeros(4, dtype=i32)], expect=lambda a: {0: [8, 8, 8, 8]},
+         warnings=["atomic through 'C', which is declared __readonly"], gpu=True),
 ]
 
 test_frontend, test_ir, test_interp, test_codegen, test_rejected = spec_tests(RULES)

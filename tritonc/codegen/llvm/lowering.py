@@ -14,7 +14,7 @@ Kernel ABI (what launchers build on, ``KernelInfo.params``): ``define ptx_kernel
 @name(...)`` with ``"nvvm.maxntid"="<num_warps*32>"`` (and ``"nvvm.minctasm"="2"``,
 ``.minnctapersm 2``, where :func:`min_ctas_per_sm` says so); pointers are ``ptr addrspace(1)``
 with ``noalias``/``readonly``/``align N`` from the parameter's ``noalias``/``readonly``/
-``aligned`` attributes; scalars at their C width (``i1`` arrives as ``i8`` and is truncated,
+``aligned`` attributes (``readonly`` only where the kernel writes nothing through it); scalars at their C width (``i1`` arrives as ``i8`` and is truncated,
 ``f16`` is ``half``, ``bf16`` is ``bfloat``); ``multipleof`` on an integer becomes an
 ``llvm.assume``. The grid is 3-D (``%ctaid.{x,y,z}``); the CTA has ``num_warps*32`` threads
 along x.
@@ -463,20 +463,25 @@ class KernelLowering:
         body = self.fn.append_basic_block("body")
         self.eb = ir.IRBuilder(entry)
         self.b = ir.IRBuilder(body)
-        for arg, attrs, larg in zip(f.args, f.arg_attrs, self.fn.args):
+        from tritonc.analysis.pointer_origins import promised_readonly, readonly_pointer_values
+
+        readonly = promised_readonly(f)
+        for i, (arg, attrs, larg) in enumerate(zip(f.args, f.arg_attrs, self.fn.args)):
             larg.name = arg.name or ""
-            self.values[arg] = self._param_value(arg.type, attrs, larg)
-        from .memory import readonly_pointer_values
+            self.values[arg] = self._param_value(arg.type, attrs, larg, i in readonly)
         self.nc_values = readonly_pointer_values(f)
         self.lower_block(f.body.block)
         self.eb.branch(body)
         return KernelInfo(f.name, self.num_warps, self.shared_bytes, self.params)
 
-    def _param_value(self, t: Type, attrs: dict, larg: ir.Argument) -> ir.Value:
+    def _param_value(self, t: Type, attrs: dict, larg: ir.Argument, readonly: bool) -> ir.Value:
+        """The kernel's value of parameter ``larg``; pointer promises become LLVM attributes
+        (``readonly`` only where the kernel does not write through the pointer: a broken
+        ``__readonly`` promise would let LLVM delete the stores, spec section 4)."""
         if isinstance(t, PointerType):
             if attrs.get("noalias"):
                 larg.add_attribute("noalias")
-            if attrs.get("readonly"):
+            if readonly:
                 set.add(larg.attributes, "readonly")
             # At least the element size (spec section 3), more when promised.
             multiple = int(attrs.get("multipleof") or 1)
