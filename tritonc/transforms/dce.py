@@ -176,7 +176,9 @@ def eliminate_dead_code(function: Function) -> bool:
     for op in dead:  # outermost dead ops: cut every reference they hold first
         op.drop_all_references()
     changed = bool(dead)
-    for op in function.walk():
+    # Users before definers (reverse walk order): a dead slot's result may still feed a later
+    # loop's dead slot (an uninitialised tile carried by two loops), whose operand goes first.
+    for op in reversed(list(function.walk())):
         if op in live.live_ops and op.regions:
             changed |= _prune_slots(op, live)
     for op in dead:

@@ -14,7 +14,8 @@ Kernel ABI (what launchers build on, ``KernelInfo.params``): ``define ptx_kernel
 @name(...)`` with ``"nvvm.maxntid"="<num_warps*32>"`` (and ``"nvvm.minctasm"="2"``,
 ``.minnctapersm 2``, where :func:`min_ctas_per_sm` says so); pointers are ``ptr addrspace(1)``
 with ``noalias``/``readonly``/``align N`` from the parameter's ``noalias``/``readonly``/
-``aligned`` attributes (``readonly`` only where the kernel writes nothing through it); scalars at their C width (``i1`` arrives as ``i8`` and is truncated,
+``aligned`` attributes (``readonly`` only where the kernel writes nothing through it);
+scalars at their C width (``i1`` arrives as ``i8`` and is truncated,
 ``f16`` is ``half``, ``bf16`` is ``bfloat``); ``multipleof`` on an integer becomes an
 ``llvm.assume``. The grid is 3-D (``%ctaid.{x,y,z}``); the CTA has ``num_warps*32`` threads
 along x.
