@@ -16,7 +16,7 @@ import click
 
 from . import __version__
 from .diagnostics import WARNINGS, CompileError, InternalCompilerError, SourceManager
-from .files import write_all_atomically
+from .files import same_file_as, write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
 EXAMPLES = """\b
@@ -203,6 +203,12 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                    err=True)
         sys.exit(3)
     files = {path: results[kind] for kind, path in paths.items() if path != "-"}
+    for path in files:
+        clash = same_file_as(path, sources.paths())
+        if clash is not None:
+            click.echo(f"tritonc: error: output '{path}' is the same file as the input '{clash}'; "
+                       "nothing was written", err=True)
+            sys.exit(1)
     try:
         write_all_atomically(files)
     except OSError as e:

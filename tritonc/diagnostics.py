@@ -85,6 +85,11 @@ class SourceManager:
     def register(self, path: str, text: str) -> None:
         self._lines[path] = text.splitlines()
 
+    def paths(self) -> list[str]:
+        """Every file registered so far (the main file and each ``#include``d one), in order;
+        names in angle brackets (``<stdin>``) are not files and are left out."""
+        return [p for p in self._lines if not (p.startswith("<") and p.endswith(">"))]
+
     def line(self, path: str, lineno: int) -> str | None:
         if path not in self._lines:
             try:

@@ -2,12 +2,18 @@
 
 Every file tritonc writes (the CLI's outputs, the generated launchers, ``tritonc-opt``'s
 output) goes through here, so an error never leaves a half-written file behind and a set of
-outputs is written completely or not at all.
+outputs is written completely or not at all. As gcc and nvcc do with special files:
+
+* a symbolic link is kept: its target is written (atomically, in the target's folder);
+* a character device or FIFO (``/dev/null``, a named pipe, ``/dev/stdout``) is written
+  straight into, not replaced by a regular file; such writes cannot be undone, so they happen
+  after every regular output's temporary file is complete, and just before the renames.
 """
 from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 
 
@@ -30,12 +36,26 @@ def _temp_next_to(path: str, data: str | bytes) -> str:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tritonc-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.write(_bytes(data))
         os.chmod(tmp, _new_file_mode())
     except BaseException:
         os.unlink(tmp)
         raise
     return tmp
+
+
+def _written_in_place(path: str) -> bool:
+    """Whether ``path`` (after symbolic links) is an existing file that is neither regular nor
+    a folder: a device, FIFO or socket, written straight into."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _bytes(data: str | bytes) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else data
 
 
 def write_atomically(path: str, data: str | bytes) -> None:
@@ -52,17 +72,29 @@ def write_all_atomically(outputs: dict[str, str | bytes]) -> None:
     Raises:
         OSError: with ``filename`` set to the path that could not be written.
     """
-    temps: dict[str, str] = {}
+    temps: dict[str, str] = {}  # output path as given -> its temporary file
+    targets: dict[str, str] = {}  # output path as given -> the file renamed over (links resolved)
     try:
         for path, data in outputs.items():
+            if _written_in_place(path):
+                continue
             try:
-                temps[path] = _temp_next_to(path, data)
+                targets[path] = os.path.realpath(path)
+                temps[path] = _temp_next_to(targets[path], data)
             except OSError as e:
                 e.filename = path
                 raise
+        for path, data in outputs.items():
+            if path not in temps:
+                try:
+                    with open(path, "wb") as f:
+                        f.write(_bytes(data))
+                except OSError as e:
+                    e.filename = path
+                    raise
         for path, tmp in list(temps.items()):
             try:
-                os.replace(tmp, path)
+                os.replace(tmp, targets[path])
             except OSError as e:
                 e.filename = path
                 raise
@@ -71,3 +103,16 @@ def write_all_atomically(outputs: dict[str, str | bytes]) -> None:
         for tmp in temps.values():
             if os.path.exists(tmp):
                 os.unlink(tmp)
+
+
+def same_file_as(output: str, inputs: list[str]) -> str | None:
+    """The first of ``inputs`` that ``output`` names (``os.path.samefile``: links and other
+    spellings of one file included), or ``None``. An output that does not exist yet names none.
+    Writers refuse such an output rather than overwrite their own source, as gcc does."""
+    for path in inputs:
+        try:
+            if os.path.samefile(output, path):
+                return path
+        except OSError:  # the output does not exist yet, or the input is gone
+            continue
+    return None

@@ -320,3 +320,86 @@ def test_successful_compile_replaces_the_output(in_tmp):
     ok(VECTOR_ADD, "-o", "va.ptx")
     assert LOOKS_LIKE["ptx"]((in_tmp / "va.ptx").read_bytes())
     assert files_in(in_tmp) == ["va.ptx"]
+
+
+def test_output_through_a_symlink_keeps_the_link(in_tmp):
+    """The link's target is replaced atomically in the target's folder; the link stays."""
+    (in_tmp / "out").mkdir()
+    (in_tmp / "out" / "real.ptx").write_text("old\n")
+    os.symlink("out/real.ptx", in_tmp / "va.ptx")
+    ok(VECTOR_ADD, "-o", "va.ptx")
+    assert os.path.islink(in_tmp / "va.ptx")
+    assert LOOKS_LIKE["ptx"]((in_tmp / "out" / "real.ptx").read_bytes())
+    assert leftovers(in_tmp) == [] and leftovers(in_tmp / "out") == []
+
+
+def test_output_through_a_dangling_symlink_creates_its_target(in_tmp):
+    os.symlink("made.ptx", in_tmp / "va.ptx")
+    ok(VECTOR_ADD, "-o", "va.ptx")
+    assert os.path.islink(in_tmp / "va.ptx") and LOOKS_LIKE["ptx"]((in_tmp / "made.ptx").read_bytes())
+
+
+def test_output_to_a_fifo_is_written_into_it(in_tmp):
+    """A FIFO (like /dev/null, a character device) is written straight into, not replaced."""
+    import threading
+    import time
+
+    os.mkfifo(in_tmp / "pipe")
+    got: list[bytes] = []
+    # Non-blocking open: the reader must not wait forever if the FIFO is (wrongly) replaced.
+    fd = os.open(in_tmp / "pipe", os.O_RDONLY | os.O_NONBLOCK)
+
+    def read_all() -> None:
+        import select
+
+        chunks = []
+        while select.select([fd], [], [], 60)[0]:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:  # end of file once the writer is done (before it came: wait)
+                if chunks:
+                    break
+                time.sleep(0.05)
+                continue
+            chunks.append(chunk)
+        got.append(b"".join(chunks))
+
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    run = tritonc_process(VECTOR_ADD, "--emit=ptx", "-o", in_tmp / "pipe")
+    reader.join(timeout=60)
+    os.close(fd)
+    assert run.status == 0, run.stderr
+    assert (in_tmp / "pipe").is_fifo()
+    assert got and LOOKS_LIKE["ptx"](got[0])
+
+
+def test_output_to_a_character_device_keeps_the_device(in_tmp):
+    """``-o /dev/null`` writes into the device. As root (where the bug replaced /dev/null with
+    a regular file) the test uses its own null device node, so a regression cannot harm the
+    machine's; otherwise /dev/null itself, which it cannot replace."""
+    import stat
+
+    device = os.devnull
+    if os.geteuid() == 0:
+        device = str(in_tmp / "null")
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    run = tritonc(VECTOR_ADD, "--emit=ptx", "-o", device)
+    assert run.status == 0, run.output
+    assert Path(device).is_char_device()
+    assert leftovers(in_tmp) == []
+
+
+@pytest.mark.parametrize("target", ["source", "include", "link to source"])
+def test_output_that_is_an_input_is_refused(in_tmp, target):
+    """gcc refuses to overwrite its input: exit 1, nothing written, the input unchanged."""
+    (in_tmp / "inc.h").write_text("#define BLOCK 1024\n")
+    (in_tmp / "k.tri").write_text('#include "inc.h"\n' + VECTOR_ADD.read_text())
+    os.symlink("k.tri", in_tmp / "link.tri")
+    out = {"source": "k.tri", "include": "inc.h", "link to source": "link.tri"}[target]
+    before = {p: (in_tmp / p).read_bytes() for p in ("k.tri", "inc.h")}
+    run = tritonc("k.tri", "--emit=header" if target == "include" else "--emit=ptx", "-o", out)
+    assert run.status == 1
+    named = "inc.h" if target == "include" else "k.tri"
+    assert f"output '{out}' is the same file as the input" in run.stderr and named in run.stderr, run.stderr
+    assert {p: (in_tmp / p).read_bytes() for p in before} == before
+    assert sorted(p.name for p in in_tmp.iterdir()) == ["inc.h", "k.tri", "link.tri"]
