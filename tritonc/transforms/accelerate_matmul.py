@@ -232,11 +232,13 @@ def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = N
         mma = MmaLayout(3, (num_warps, 1), (16, wgmma_n))
     else:
         mma = MmaLayout(2, warps_per_tile(old.shape, num_warps), (16, 8))
-    builder = Builder()
+    builder = Builder().before(dot)
+    # The accumulator's conversion goes first: the operands' local_loads must sit right before
+    # the dot, which reads them from shared memory itself (ldmatrix / wgmma descriptors).
+    c2 = _convert(builder, acc, mma)
     a2 = _operand(builder, dot, 0, mma, kw)
     b2 = _operand(builder, dot, 1, mma, kw)
     builder.before(dot)
-    c2 = _convert(builder, acc, mma)
     new = builder.create("tt.dot", [a2, b2, c2], [old.with_layout(mma)], dict(dot.attrs),
                          name_hint=dot.result.name)
     back = builder.value("ttg.convert_layout", [new.result], old)
