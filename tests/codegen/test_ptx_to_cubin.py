@@ -12,7 +12,6 @@ from tritonc.codegen.target import Target, llvm_to_ptx
 from tritonc.diagnostics import CompileError, InternalCompilerError
 
 DATA = Path(__file__).parent / "data"
-SNIPPETS = Path("/work/shared/research/codegen-snippets")
 HAVE_PTXAS = shutil.which("ptxas") is not None
 needs_ptxas = pytest.mark.skipif(not HAVE_PTXAS, reason="ptxas is not on PATH")
 
@@ -44,9 +43,7 @@ def test_elf_machine_is_cuda():
 
 @pytest.mark.parametrize("use_ptxas", [False, pytest.param(True, marks=needs_ptxas)])
 def test_static_shared_memory_and_barriers_are_reported(use_ptxas):
-    ir = (SNIPPETS / "01_basics.ll").read_text()
-    ir = "\n".join(line for line in ir.splitlines() if not line.startswith("target datalayout"))
-    ptx = llvm_to_ptx(ir, Target("sm_90"))
+    ptx = llvm_to_ptx((DATA / "static_shared.ll").read_text(), Target("sm_90"))
     usage = assemble_ptx(ptx, Target("sm_90"), use_ptxas=use_ptxas).resources["basics"]
     assert usage.shared_bytes == 4096  # [1024 x float]
     assert usage.barriers == 1

@@ -1,7 +1,7 @@
 """Semantic analysis of Triton-C: name resolution, types, shapes and the language's rules.
 
 ``analyze(tu, tunables=..., diag=...)`` checks a parsed :class:`~tritonc.frontend.ast.TranslationUnit`
-against the contract of ``/work/shared/spec/triton-c.md`` sections 2-6 and returns a
+against the language's rules (docs/language.md) and returns a
 :class:`SemaResult`: the C type (:class:`~tritonc.frontend.ctype.CType`) of every expression,
 its value when it is a compile-time constant, the :class:`Symbol` every identifier and
 declaration binds to, and a few decisions irgen follows (which built-in a call is, whether a
