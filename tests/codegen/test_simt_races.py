@@ -220,6 +220,43 @@ def test_cp_async_is_visible_to_other_warps_after_wait_then_barrier():
         run_lowered(*_copy_then_read(wait_before_barrier=True, read_in_flight=True), (1,), [out, src])
 
 
+def _stmatrix_then_read(trans: bool, barrier: bool):
+    """Each warp stores four 8x8 b16 matrices with ``stmatrix.x4`` into its 512 bytes (lane
+    ``l`` gives row ``l % 8`` of matrix ``l // 8``; register ``i`` of every lane is ``1000 * i +
+    2 * lane`` and ``+ 1`` in its two halves); then every thread copies 16 bytes of shared
+    memory (thread ``t``: bytes ``16 t``, another warp's half for ``t < 32``) to ``out``."""
+    def build(b, mod, tid, smem, out, src):
+        lane = b.and_(tid, ir.Constant(I32, 31))
+        row = b.add(b.mul(b.lshr(tid, ir.Constant(I32, 5)), ir.Constant(I32, 512)), b.mul(lane, ir.Constant(I32, 16)))
+        regs = [b.or_(b.add(b.mul(lane, ir.Constant(I32, 2)), ir.Constant(I32, 1000 * i)),
+                      b.shl(b.add(b.mul(lane, ir.Constant(I32, 2)), ir.Constant(I32, 1000 * i + 1)),
+                            ir.Constant(I32, 16))) for i in range(4)]
+        name = f"llvm.nvvm.stmatrix.sync.aligned.m8n8.x4{'.trans' if trans else ''}.b16"
+        _call(b, mod, name, [b.gep(smem, [row], source_etype=I8)] + regs)
+        if barrier:
+            _call(b, mod, BARRIER, [ir.Constant(I32, 0)])
+        at = b.mul(b.xor(tid, ir.Constant(I32, 32)), ir.Constant(I32, 16))
+        v = b.load(b.gep(smem, [at], source_etype=I8), typ=ir.VectorType(I32, 4))
+        b.store(v, b.gep(out, [b.mul(tid, ir.Constant(I32, 4))], source_etype=I32))
+    return _kernel(build, num_warps=2)
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_stmatrix_writes_per_lane_warp(trans):
+    out = np.zeros(256, np.int32)
+    run_lowered(*_stmatrix_then_read(trans, barrier=True), (1,), [out, np.zeros(4, np.int32)])
+    got = out.view(np.uint16).reshape(2, 4, 8, 8)  # [thread's source warp half, matrix, row, col]
+    got = np.concatenate([got[1], got[0]]).reshape(2, 4, 8, 8)  # thread t read warp (t ^ 32)'s bytes
+    lane = 4 * np.arange(8)[:, None] + np.arange(8)[None, :] // 2    # lane holding fragment (g, c)
+    frag = np.stack([2 * lane + (np.arange(8)[None, :] % 2) + 1000 * i for i in range(4)])
+    want = frag.transpose(0, 2, 1) if trans else frag
+    for w in range(2):
+        np.testing.assert_array_equal(got[w], want)
+    with pytest.raises(RaceError, match=r"\(RAW\) at byte 0x200 .*warp 1 wrote it in `call void "
+                                        r"@\"llvm\.nvvm\.stmatrix.*then warp 0 reads"):
+        run_lowered(*_stmatrix_then_read(trans, barrier=False), (1,), [out, np.zeros(4, np.int32)])
+
+
 def test_barrier_in_divergent_code_is_refused():
     def build(b, mod, tid, smem, out, src):
         with b.if_then(b.icmp_unsigned("<", tid, ir.Constant(I32, 32))):

@@ -76,7 +76,7 @@ class RaceShadow:
     def __init__(self, nbytes: int, num_warps: int):
         self.epoch = 0
         self.num_warps = num_warps
-        self.ops: list[str] = []
+        self._texts: list = []  # op id -> its text, or a function that makes it
         self._op_ids: dict = {}
         self.w_epoch = np.full(nbytes, -1, dtype=np.int32)   # epoch of the last write
         self.w_warp = np.zeros(nbytes, dtype=np.int16)       # its warp
@@ -89,12 +89,17 @@ class RaceShadow:
 
     def op_id(self, key, text) -> int:
         """The id of the op ``key`` (any hashable), described in reports by ``text()`` (called
-        once, the first time ``key`` is seen)."""
+        only for a report)."""
         i = self._op_ids.get(key)
         if i is None:
-            i = self._op_ids[key] = len(self.ops)
-            self.ops.append(text())
+            i = self._op_ids[key] = len(self._texts)
+            self._texts.append(text)
         return i
+
+    def text(self, op: int) -> str:
+        """How reports name op ``op``."""
+        t = self._texts[op]
+        return t if isinstance(t, str) else t()
 
     def barrier(self) -> None:
         """A ``bar.sync`` executed by the whole CTA: a new epoch."""
@@ -113,8 +118,8 @@ class RaceShadow:
             if hit.any():
                 i = int(np.argmax(hit))
                 a = int(addr[i])
-                raise RaceError("RAW", a, self.epoch, (int(self.w_warp[a]), self.ops[self.w_op[a]]),
-                                (int(warps[i]), self.ops[op]), (False, any_writer))
+                raise RaceError("RAW", a, self.epoch, (int(self.w_warp[a]), self.text(int(self.w_op[a]))),
+                                (int(warps[i]), self.text(op)), (False, any_writer))
         self.r_epoch[addr, warps] = self.epoch
         self.r_op[addr, warps] = op
 
@@ -130,26 +135,24 @@ class RaceShadow:
         if hit.any():
             i = int(np.argmax(hit))
             a = int(addr[i])
-            raise RaceError("WAW", a, self.epoch, (int(self.w_warp[a]), self.ops[self.w_op[a]]),
-                            (int(warps[i]), self.ops[op]))
+            raise RaceError("WAW", a, self.epoch, (int(self.w_warp[a]), self.text(int(self.w_op[a]))),
+                            (int(warps[i]), self.text(op)))
         readers = self.r_epoch[addr] >= lo
         readers[np.arange(addr.size), warps] = False
         if readers.any():
             i, w = (int(x) for x in np.argwhere(readers)[0])
             a = int(addr[i])
-            raise RaceError("WAR", a, self.epoch, (w, self.ops[self.r_op[a, w]]), (int(warps[i]), self.ops[op]))
-        if self.num_warps > 1:  # two warps writing one byte in this one instruction
-            key = addr * self.num_warps + warps
-            order = np.argsort(key, kind="stable")
-            sa, sw = addr[order], warps[order]
-            same = (sa[1:] == sa[:-1]) & (sw[1:] != sw[:-1])
-            if same.any():
-                j = int(np.argmax(same))
-                raise RaceError("WAW", int(sa[j]), self.epoch, (int(sw[j]), self.ops[op]),
-                                (int(sw[j + 1]), self.ops[op]))
+            raise RaceError("WAR", a, self.epoch, (w, self.text(int(self.r_op[a, w]))), (int(warps[i]), self.text(op)))
         self.w_epoch[addr] = self.epoch
         self.w_warp[addr] = warps
         self.w_op[addr] = op
+        if self.num_warps > 1:  # two warps writing one byte in this one instruction: one of them lost
+            lost = self.w_warp[addr] != warps
+            if lost.any():
+                i = int(np.argmax(lost))
+                a = int(addr[i])
+                first, second = sorted((int(warps[i]), int(self.w_warp[a])))
+                raise RaceError("WAW", a, self.epoch, (first, self.text(op)), (second, self.text(op)))
 
     def check_in_flight(self, addr: np.ndarray, warps: np.ndarray, op: int) -> None:
         """A write (or the issue of a ``cp.async``) over bytes that a wgmma still in flight
@@ -158,9 +161,9 @@ class RaceShadow:
         if flying.any():
             i = int(np.argmax(flying))
             a = int(addr[i])
-            raise RaceError("WAR", a, self.epoch, (int(self.in_flight_warp[a]), self.ops[self.in_flight_op[a]] +
+            raise RaceError("WAR", a, self.epoch, (int(self.in_flight_warp[a]), self.text(int(self.in_flight_op[a])) +
                                                    " (in flight: not yet retired by wgmma.wait_group)"),
-                            (int(warps[i]), self.ops[op]), (True, False))
+                            (int(warps[i]), self.text(op)), (True, False))
 
     # -- wgmma groups ------------------------------------------------------------------------
     def issue(self, addr: np.ndarray, first_warp: int, op: int) -> None:

@@ -6,11 +6,20 @@ once (a value is an array over threads), so the warp-collective instructions (``
 ``mma.sync``, ``shfl``) see all their lanes. It is a check of the lowering's *index math*
 (which element each thread loads, copies, swizzles and multiplies), not of the hardware:
 
-* threads run in lock step, so ``bar.sync`` is implicit and a missing barrier is not seen;
+* threads run in lock step, so a missing ``bar.sync`` does not change the values computed;
+  instead every shared-memory access is recorded in shadow state (:mod:`tritonc.simt.races`:
+  per byte, the warp and op that last wrote it and the warps that read it, per barrier epoch)
+  and a read of a byte another warp wrote, or a write over a byte another warp read or wrote,
+  with no ``bar.sync`` between raises :class:`~tritonc.simt.races.RaceError` naming both ops
+  (``run_kernel(..., races=False)`` turns the check off). A ``bar.sync`` reached by only part
+  of the CTA is an error;
 * ``cp.async`` is modelled as a copy that lands at the ``cp.async.wait_group`` that covers its
   group (reads of its bytes before that see the old contents), so a missing wait is seen;
-* ``ldmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2); mma
-  products are computed in float64 and rounded once to the accumulator type;
+* ``ldmatrix``/``stmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2);
+  mma products are computed in float64 and rounded once to the accumulator type;
+* the f32 math intrinsics (``ex2.approx``, ``mul.rm``, ``div.full``, ``rsqrt.approx``) are
+  computed in float64 and rounded once to f32 (the hardware's approximate results differ from
+  these by at most their PTX error bounds);
 * control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
   conditional branch whose false target is where the true side rejoins), run under a mask;
 * the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
@@ -24,7 +33,10 @@ once (a value is an array over threads), so the warp-collective instructions (``
   overwrote them before the group was waited for (a copy into a slot still being read).
 
 Usage: ``run_kernel(module, name, grid, args)`` with a ttg module (layouts, shared-memory
-plan and barriers done); numpy arrays for pointer arguments (updated in place).
+plan and barriers done); numpy arrays for pointer arguments (updated in place). To run an
+edited lowering (e.g. a test that deletes a barrier), ``lower_for_simulation`` then
+``run_lowered``. Not modelled: atomics (``atomicrmw``, ``cmpxchg``, ``fence``) and the inline-asm
+forms other than the ones above raise ``NotImplementedError``.
 """
 from __future__ import annotations
 
@@ -459,6 +471,8 @@ class Simulator:
             return None
         if name.startswith("llvm.nvvm.ldmatrix.sync.aligned.m8n8."):
             return self.ldmatrix(name, self.val(args[0]), inst, mask)
+        if name.startswith("llvm.nvvm.stmatrix.sync.aligned.m8n8."):
+            return self.stmatrix(name, self.val(args[0]), [self.val(a) for a in args[1:]], inst)
         if name.startswith("llvm.nvvm.mma."):
             return self.mma(name, [self.val(a) for a in args])
         if name.startswith("llvm.nvvm.cp.async.") and ".shared.global." in name:
@@ -577,6 +591,32 @@ class Simulator:
             a, w = lane_bytes(addr, lanes, 16)
             self.shadow.read(a, w, self.op(inst))
         return tuple(out)
+
+    def stmatrix(self, name, addr, regs, inst=None):
+        """``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (PTX ISA 9.7.14.5.16), the inverse
+        of :meth:`ldmatrix`: lane ``4g + t``'s register ``i`` holds elements ``(g, 2t)`` and
+        ``(g, 2t + 1)`` of matrix ``i`` (transposed with ``.trans``), whose eight 16-byte rows go
+        to the addresses of lanes ``8i .. 8i + 7`` of the warp."""
+        count = int(re.search(r"\.x(\d)", name).group(1))
+        trans = ".trans" in name
+        lane = np.arange(WARP)
+        g, t = lane // 4, lane % 4
+        for w in range(self.T // WARP):
+            lanes = np.arange(w * WARP, (w + 1) * WARP)
+            for i in range(count):
+                r = np.asarray(regs[i]).astype(np.uint32)[lanes]
+                m = np.zeros((8, 8), dtype=np.uint16)
+                m[g, 2 * t] = r & 0xFFFF
+                m[g, 2 * t + 1] = r >> 16
+                if trans:
+                    m = np.ascontiguousarray(m.T)
+                self.mem.write(3, addr[lanes[8 * i:8 * i + 8]], m.view(np.uint8).reshape(8, 16),
+                               np.ones(8, dtype=bool))
+        if self.shadow is not None and inst is not None:
+            lanes = np.nonzero((np.arange(self.T) % WARP) < 8 * count)[0]
+            a, w = lane_bytes(addr, lanes, 16)
+            self.shadow.write(a, w, self.op(inst))
+        return None
 
     def mma(self, name, args):
         shape = re.search(r"m16n8k(\d+)", name)
@@ -820,7 +860,8 @@ def run_lowered(kernel, smem, grid, args: list, *, races: bool = True) -> None:
     num_warps)`` and the shared-memory global ``smem``), e.g. after a test edited its LLVM IR;
     ``grid``, ``args`` and ``races`` as in :func:`run_kernel`."""
     fn, info, num_warps = kernel
-    grid = tuple(grid) + (1,) * (3 - len(tuple(grid)))
+    grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+    grid = grid + (1,) * (3 - len(grid))
     arrays = [a for a in args if isinstance(a, np.ndarray)]
     mem = Memory(arrays, info.shared_bytes)
     values, k = [], 0
