@@ -212,7 +212,7 @@ def test_cp_async_is_visible_to_other_warps_after_wait_then_barrier():
     out = np.full(64, -1, np.int32)
     run_lowered(*_copy_then_read(wait_before_barrier=True), (1,), [out, src])
     np.testing.assert_array_equal(out, 4 * (np.arange(64) ^ 32))
-    # a barrier before the wait does not make the copy visible (PTX ISA 9.7.9.25.3.2)
+    # a barrier before the wait does not make the copy visible (the wait completes this thread's copies)
     with pytest.raises(RaceError, match=r"\(RAW\) .*cp\.async\.cg\.shared\.global\.16.*landed at .*wait\.group"):
         run_lowered(*_copy_then_read(wait_before_barrier=False), (1,), [out, src])
     # a read of the destination while the copy is in flight races with it, whenever it lands

@@ -14,7 +14,7 @@ so the epoch is one counter for the CTA), and reports a pair of accesses that no
 Accesses by one warp are never a race with each other: its lanes run one instruction at a time
 in lock step (this is what makes ``shfl`` and warp-synchronous code correct), the same
 assumption the simulator makes everywhere. The asynchronous operations widen the interval in
-which an access may happen (PTX ISA 9.7.9.25 ``cp.async``, 9.7.15.6 ``wgmma``):
+which an access may happen (PTX ISA: ``cp.async`` and ``cp.async.wait_group``, 9.7.15 ``wgmma``):
 
 * a ``cp.async`` writes its bytes at some moment between its issue and the
   ``cp.async.wait_group`` that covers its group. The bytes count as written by the issuing
@@ -34,8 +34,9 @@ which an access may happen (PTX ISA 9.7.9.25 ``cp.async``, 9.7.15.6 ``wgmma``):
 Races are reported by raising :class:`RaceError` at the first one found (the run stops there;
 its message names both accesses by their instruction text, the warps and the byte address).
 
-Cost: the state is four arrays over the shared bytes (writer's epoch, warp and op) plus two
-``[bytes, warps]`` arrays (each warp's last read epoch and op); every check is vectorised over
+Cost: the state is three arrays over the shared bytes for the last write (epoch, warp, op),
+three for the wgmma reads in flight, and two ``[bytes, warps]`` arrays (each warp's last read:
+epoch, op); every check is vectorised over
 the bytes one instruction touches, and nothing is cleared at a barrier (an entry counts only
 when its epoch is current).
 """
@@ -88,8 +89,8 @@ class RaceShadow:
         self.in_flight_warp = np.zeros(nbytes, dtype=np.int16)  # first warp of its warp group
 
     def op_id(self, key, text) -> int:
-        """The id of the op ``key`` (any hashable), described in reports by ``text()`` (called
-        only for a report)."""
+        """The id of the op ``key`` (any hashable), described in reports by ``text``: a string,
+        or a function that makes it (called only for a report)."""
         i = self._op_ids.get(key)
         if i is None:
             i = self._op_ids[key] = len(self._texts)

@@ -46,7 +46,7 @@ import llvmlite.ir as ir
 import ml_dtypes
 import numpy as np
 
-from .races import RaceError, RaceShadow, lane_bytes
+from .races import RaceShadow, lane_bytes
 
 WARP = 32
 GLOBAL_BASE = 1 << 20
@@ -470,7 +470,7 @@ class Simulator:
             self.wgmma_wait(int(args[0].constant), inst)
             return None
         if name.startswith("llvm.nvvm.ldmatrix.sync.aligned.m8n8."):
-            return self.ldmatrix(name, self.val(args[0]), inst, mask)
+            return self.ldmatrix(name, self.val(args[0]), inst)
         if name.startswith("llvm.nvvm.stmatrix.sync.aligned.m8n8."):
             return self.stmatrix(name, self.val(args[0]), [self.val(a) for a in args[1:]], inst)
         if name.startswith("llvm.nvvm.mma."):
@@ -537,8 +537,8 @@ class Simulator:
     @staticmethod
     def f32_math(name: str, a: list) -> np.ndarray:
         """The f32 math intrinsics of ``codegen/llvm/math_ops.py``, computed in float64 and
-        rounded once (the approximate ones are within their PTX error bounds of this, PTX ISA
-        9.7.4): ``ex2.approx`` (``.ftz``: subnormal results flushed to 0), ``mul.rm`` (rounded
+        rounded once (the hardware's approximate ones are within their error bounds of these,
+        PTX ISA 9.7.3): ``ex2.approx`` (``.ftz``: subnormal results flushed to 0), ``mul.rm`` (rounded
         toward -inf), ``div.full``, ``rsqrt.approx``."""
         if name.startswith("llvm.nvvm.ex2."):
             r = np.exp2(a[0]).astype(np.float32)
@@ -570,7 +570,7 @@ class Simulator:
                 op = self.op(issue, f"; landed at {self.op_text(wait)}", key=(id(issue), id(wait)))
                 self.shadow.write(a, w, op, since=epoch)
 
-    def ldmatrix(self, name, addr, inst=None, mask=None):
+    def ldmatrix(self, name, addr, inst=None):
         """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (PTX ISA 9.7.14.5.15): matrix ``i``'s
         eight 16-byte rows come from the addresses of lanes ``8i .. 8i + 7`` of each warp."""
         count = int(re.search(r"\.x(\d)", name).group(1))
