@@ -257,6 +257,22 @@ def test_stmatrix_writes_per_lane_warp(trans):
         run_lowered(*_stmatrix_then_read(trans, barrier=False), (1,), [out, np.zeros(4, np.int32)])
 
 
+def test_an_array_passed_twice_is_one_buffer():
+    """(Not a race: an in-place kernel, out = src, through the simulator's argument binding.)"""
+    def build(b, mod, tid, smem, out, src):
+        v = b.load(b.gep(src, [tid], source_etype=I32), typ=I32)
+        b.store(b.add(v, ir.Constant(I32, 1)), b.gep(out, [tid], source_etype=I32))
+    kernel, smem = _kernel(build, num_warps=1)
+    x = np.arange(32, dtype=np.int32)
+    run_lowered(kernel, smem, (1,), [x, x])
+    np.testing.assert_array_equal(x, np.arange(32) + 1)
+    y = np.arange(32, dtype=np.int32)
+    out = np.zeros(32, np.int32)
+    run_lowered(kernel, smem, (1,), [out, y])
+    np.testing.assert_array_equal(out, np.arange(32) + 1)
+    np.testing.assert_array_equal(y, np.arange(32))
+
+
 def test_barrier_in_divergent_code_is_refused():
     def build(b, mod, tid, smem, out, src):
         with b.if_then(b.icmp_unsigned("<", tid, ir.Constant(I32, 32))):

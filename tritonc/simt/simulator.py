@@ -847,7 +847,8 @@ def lower_for_simulation(module, arch: str = "sm_90"):
 
 def run_kernel(module, name: str, grid, args: list, arch: str = "sm_90", *, races: bool = True) -> None:
     """Run kernel ``name`` of a ttg ``module`` over ``grid`` (CTA by CTA); pointer arguments are
-    numpy arrays, updated in place.
+    numpy arrays, updated in place (the same array object passed twice is one buffer, as an
+    in-place kernel expects; distinct arrays never overlap, views included).
 
     ``races`` (default on): check every CTA for shared-memory races between warps and raise
     :class:`~tritonc.simt.races.RaceError` (an ``AssertionError``) at the first one."""
@@ -862,13 +863,13 @@ def run_lowered(kernel, smem, grid, args: list, *, races: bool = True) -> None:
     fn, info, num_warps = kernel
     grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
     grid = grid + (1,) * (3 - len(grid))
-    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    arrays = list({id(a): a for a in args if isinstance(a, np.ndarray)}.values())  # one buffer per array
     mem = Memory(arrays, info.shared_bytes)
-    values, k = [], 0
+    address = {id(a): addr for a, addr in zip(arrays, mem.addresses)}
+    values = []
     for a, larg in zip(args, fn.args):
         if isinstance(a, np.ndarray):
-            values.append(mem.addresses[k])
-            k += 1
+            values.append(address[id(a)])  # an array passed twice: both arguments alias it
         elif isinstance(larg.type, ir.IntType):
             values.append(int(a) & ((1 << larg.type.width) - 1))
         else:
