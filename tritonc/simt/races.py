@@ -87,6 +87,7 @@ class RaceShadow:
         self.in_flight = np.zeros(nbytes, dtype=np.int16)    # wgmma groups reading the byte
         self.in_flight_op = np.zeros(nbytes, dtype=np.int32)
         self.in_flight_warp = np.zeros(nbytes, dtype=np.int16)  # first warp of its warp group
+        self.flying = 0  # operands of wgmmas in flight
 
     def op_id(self, key, text) -> int:
         """The id of the op ``key`` (any hashable), described in reports by ``text``: a string,
@@ -158,6 +159,8 @@ class RaceShadow:
     def check_in_flight(self, addr: np.ndarray, warps: np.ndarray, op: int) -> None:
         """A write (or the issue of a ``cp.async``) over bytes that a wgmma still in flight
         reads is a race, whichever warp writes."""
+        if not self.flying:
+            return
         flying = self.in_flight[addr] > 0
         if flying.any():
             i = int(np.argmax(flying))
@@ -170,10 +173,11 @@ class RaceShadow:
     def issue(self, addr: np.ndarray, first_warp: int, op: int) -> None:
         """A wgmma issued by the warp group of warps ``first_warp .. first_warp + 3`` starts
         reading bytes ``addr`` (distinct) through the async proxy."""
-        warps = np.arange(first_warp, min(first_warp + 4, self.num_warps))
         self.read(addr, np.full(addr.size, first_warp), op, any_writer=True)
-        self.r_epoch[np.repeat(addr, warps.size), np.tile(warps, addr.size)] = self.epoch
-        self.r_op[np.repeat(addr, warps.size), np.tile(warps, addr.size)] = op
+        group = slice(first_warp, first_warp + 4)
+        self.r_epoch[addr, group] = self.epoch
+        self.r_op[addr, group] = op
+        self.flying += 1
         self.in_flight[addr] += 1
         self.in_flight_op[addr] = op
         self.in_flight_warp[addr] = first_warp
@@ -181,10 +185,11 @@ class RaceShadow:
     def retire(self, addr: np.ndarray, first_warp: int, op: int) -> None:
         """The wgmma that read ``addr`` (as passed to :meth:`issue`) is complete: its bytes count
         as read by its warp group in the current epoch."""
+        self.flying -= 1
         self.in_flight[addr] -= 1
-        warps = np.arange(first_warp, min(first_warp + 4, self.num_warps))
-        self.r_epoch[np.repeat(addr, warps.size), np.tile(warps, addr.size)] = self.epoch
-        self.r_op[np.repeat(addr, warps.size), np.tile(warps, addr.size)] = op
+        group = slice(first_warp, first_warp + 4)
+        self.r_epoch[addr, group] = self.epoch
+        self.r_op[addr, group] = op
 
 
 def lane_bytes(addr: np.ndarray, lanes: np.ndarray, nbytes: int) -> tuple[np.ndarray, np.ndarray]:
