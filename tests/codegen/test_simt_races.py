@@ -376,3 +376,31 @@ def test_pipelined_matmul_without_its_loop_barrier(arch, path, reader):
             assert e.value.kind == "RAW", e.value
             assert "cp.async" in e.value.first[1] and "landed at" in e.value.first[1], e.value
             assert reader in e.value.second[1], e.value
+
+
+def test_fma_dot_staging_without_its_barriers():
+    """``examples/bmm.tri`` in f32 (FMA dot: operands staged through shared memory, write;
+    barrier; read, and a barrier before the next trip overwrites them), 4 warps, three K trips:
+    each barrier deleted is reported."""
+    opts = CompileOptions(num_warps=4, arch="sm_90", defines={"TM": "16", "TN": "16", "TK": "8", "TB": "2",
+                                                              "TYPE": "float"})
+    module = Compilation(ROOT / "examples" / "bmm.tri", opts).ttgir
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((2, 16, 20)).astype(np.float32)
+    B = rng.standard_normal((2, 20, 16)).astype(np.float32)
+
+    def args():
+        C = np.full((2, 16, 16), np.nan, np.float32)
+        return [A, B, C, 16, 16, 20, 2, 320, 20, 320, 16, 256, 16]
+    a = args()
+    run_kernel(module, "bmm", (1, 1, 1), a)
+    np.testing.assert_allclose(a[2], A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
+    barriers = _barriers(lower_for_simulation(module)[0]["bmm"][0])
+    assert len(barriers) >= 2
+    kinds = []
+    for index in range(len(barriers)):
+        kernel, smem, _ = _without_barrier(module, "bmm", "sm_90", index)
+        with pytest.raises(RaceError) as e:
+            run_lowered(kernel, smem, (1, 1, 1), args())
+        kinds.append(e.value.kind)
+    assert "RAW" in kinds and "WAR" in kinds, kinds
