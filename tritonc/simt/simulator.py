@@ -6,11 +6,20 @@ once (a value is an array over threads), so the warp-collective instructions (``
 ``mma.sync``, ``shfl``) see all their lanes. It is a check of the lowering's *index math*
 (which element each thread loads, copies, swizzles and multiplies), not of the hardware:
 
-* threads run in lock step, so ``bar.sync`` is implicit and a missing barrier is not seen;
+* threads run in lock step, so a missing ``bar.sync`` does not change the values computed;
+  instead every shared-memory access is recorded in shadow state (:mod:`tritonc.simt.races`:
+  per byte, the warp and op that last wrote it and the warps that read it, per barrier epoch)
+  and a read of a byte another warp wrote, or a write over a byte another warp read or wrote,
+  with no ``bar.sync`` between raises :class:`~tritonc.simt.races.RaceError` naming both ops
+  (``run_kernel(..., races=False)`` turns the check off). A ``bar.sync`` reached by only part
+  of the CTA is an error;
 * ``cp.async`` is modelled as a copy that lands at the ``cp.async.wait_group`` that covers its
   group (reads of its bytes before that see the old contents), so a missing wait is seen;
-* ``ldmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2); mma
-  products are computed in float64 and rounded once to the accumulator type;
+* ``ldmatrix``/``stmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2);
+  mma products are computed in float64 and rounded once to the accumulator type;
+* the f32 math intrinsics (``ex2.approx``, ``mul.rm``, ``div.full``, ``rsqrt.approx``) are
+  computed in float64 and rounded once to f32 (the hardware's approximate results differ from
+  these by at most their PTX error bounds);
 * control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
   conditional branch whose false target is where the true side rejoins), run under a mask;
 * the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
@@ -24,7 +33,10 @@ once (a value is an array over threads), so the warp-collective instructions (``
   overwrote them before the group was waited for (a copy into a slot still being read).
 
 Usage: ``run_kernel(module, name, grid, args)`` with a ttg module (layouts, shared-memory
-plan and barriers done); numpy arrays for pointer arguments (updated in place).
+plan and barriers done); numpy arrays for pointer arguments (updated in place). To run an
+edited lowering (e.g. a test that deletes a barrier), ``lower_for_simulation`` then
+``run_lowered``. Not modelled: atomics (``atomicrmw``, ``cmpxchg``, ``fence``) and the inline-asm
+forms other than the ones above raise ``NotImplementedError``.
 """
 from __future__ import annotations
 
@@ -33,6 +45,8 @@ import re
 import llvmlite.ir as ir
 import ml_dtypes
 import numpy as np
+
+from .races import RaceShadow, lane_bytes
 
 WARP = 32
 GLOBAL_BASE = 1 << 20
@@ -152,10 +166,14 @@ def from_bytes(b: np.ndarray, ty: ir.Type):
 
 
 class Simulator:
+    """One CTA of ``fn`` (``num_warps`` warps) on ``mem``; ``races``: keep the shadow state of
+    shared memory and raise :class:`~tritonc.simt.races.RaceError` at the first race."""
+
     def __init__(self, fn: ir.Function, smem: ir.GlobalVariable, num_warps: int, mem: Memory,
-                 args: list, ctaid: tuple[int, int, int], nctaid: tuple[int, int, int]):
+                 args: list, ctaid: tuple[int, int, int], nctaid: tuple[int, int, int], races: bool = True):
         self.fn, self.smem, self.mem = fn, smem, mem
         self.T = num_warps * WARP
+        self.shadow = RaceShadow(mem.s.size, num_warps) if races else None
         self.env: dict = {}
         for a, v in zip(fn.args, args):
             self.env[id(a)] = np.full(self.T, v, dtype=_np_dtype(a.type) if not isinstance(a.type, ir.PointerType)
@@ -163,8 +181,36 @@ class Simulator:
         self.ctaid, self.nctaid = ctaid, nctaid
         self.groups: list = []      # committed cp.async groups, oldest first
         self.pending: list = []     # copies issued since the last commit
-        self.wg_groups: list = []   # committed wgmma groups: (addresses, bytes) they read
+        self.wg_groups: list = []   # committed wgmma groups: (addresses, bytes, first warp, op) they read
         self.wg_pending: list = []  # wgmma reads since the last commit
+
+    # -- race shadow ----------------------------------------------------------------------------
+    def op(self, inst, suffix: str = "", key=None) -> int:
+        """The shadow's id of instruction ``inst`` (its text and block name, shortened)."""
+        return self.shadow.op_id(key if key is not None else id(inst), lambda: self.op_text(inst) + suffix)
+
+    @staticmethod
+    def op_text(inst) -> str:
+        """How a report names ``inst``: its LLVM text (an inline asm: its statement), its block."""
+        callee = getattr(inst, "callee", None)
+        if isinstance(callee, ir.InlineAsm):  # the asm statement, not the 64 operands of a wgmma
+            stmts = [t.strip().lstrip("{").strip() for t in callee.asm.split(";")]
+            stmt = next((t for t in stmts if "wgmma" in t), stmts[0])
+            stmt = re.sub(r"\{[^}]*\}", "{...}", stmt)
+            text = f'{getattr(inst, "name", "") and "%" + inst.name + " = "}asm "{stmt}"'
+        else:
+            text = str(inst).strip()
+        if len(text) > 160:
+            text = text[:157] + "..."
+        block = getattr(inst, "parent", None)
+        where = f" (block {block.name})" if isinstance(block, ir.Block) and block.name else ""
+        return text + where
+
+    def shadow_access(self, kind: str, inst, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> None:
+        """Record a shared-memory load or store of ``nbytes`` at ``addr`` by the lanes in ``mask``."""
+        lanes = np.nonzero(mask)[0]
+        a, w = lane_bytes(addr, lanes, nbytes)
+        getattr(self.shadow, kind)(a, w, self.op(inst))
 
     # -- values --------------------------------------------------------------------------------
     def val(self, v):
@@ -257,10 +303,16 @@ class Simulator:
                 ptr = o[0]
                 addr = self.val(ptr)
                 data = self.mem.read(ptr.type.addrspace, addr, _size(ty), mask)
+                if self.shadow is not None and ptr.type.addrspace == 3:
+                    self.shadow_access("read", inst, addr, _size(ty), mask)
                 return from_bytes(data, ty)
             if isinstance(inst, ir.StoreInstr):
                 value, ptr = o
-                self.mem.write(ptr.type.addrspace, self.val(ptr), to_bytes(self.val(value), value.type), mask)
+                data = to_bytes(self.val(value), value.type)
+                addr = self.val(ptr)
+                self.mem.write(ptr.type.addrspace, addr, data, mask)
+                if self.shadow is not None and ptr.type.addrspace == 3:
+                    self.shadow_access("write", inst, addr, data.shape[1], mask)
                 return None
             if isinstance(inst, ir.ICMPInstr):
                 return self.icmp(inst.op, self.val(o[0]), self.val(o[1]), o[0].type)
@@ -389,7 +441,8 @@ class Simulator:
         callee = inst.callee
         args = inst.args
         if isinstance(callee, ir.InlineAsm):
-            return self.inline_asm(callee, [self.val(a) for a in args], [a.type for a in args], inst.type, mask)
+            return self.inline_asm(callee, [self.val(a) for a in args], [a.type for a in args], inst.type, mask,
+                                   inst)
         name = callee.name
         if name.startswith("llvm.nvvm.read.ptx.sreg."):
             reg = name[len("llvm.nvvm.read.ptx.sreg."):]
@@ -398,8 +451,15 @@ class Simulator:
             value = {"tid": np.arange(self.T) if i == 0 else np.zeros(self.T), "ntid": np.full(self.T, self.T if i == 0 else 1),
                      "ctaid": np.full(self.T, self.ctaid[i]), "nctaid": np.full(self.T, self.nctaid[i])}[kind]
             return _wrap(np.asarray(value, dtype=np.int64), 32)
-        if name in ("llvm.nvvm.barrier.cta.sync.aligned.all", "llvm.nvvm.barrier0", "llvm.assume",
-                    "llvm.nvvm.bar.warp.sync", "llvm.nvvm.fence.proxy.async.shared_cta",
+        if name in ("llvm.nvvm.barrier.cta.sync.aligned.all", "llvm.nvvm.barrier0"):
+            if not mask.all():
+                raise RuntimeError(
+                    f"simulator: {name} reached by {int(mask.sum())} of the CTA's {self.T} threads "
+                    "(a barrier in divergent code)")
+            if self.shadow is not None:
+                self.shadow.barrier()
+            return None
+        if name in ("llvm.assume", "llvm.nvvm.bar.warp.sync", "llvm.nvvm.fence.proxy.async.shared_cta",
                     "llvm.nvvm.wgmma.fence.sync.aligned"):
             return None
         if name == "llvm.nvvm.wgmma.commit_group.sync.aligned":
@@ -407,10 +467,12 @@ class Simulator:
             self.wg_pending = []
             return None
         if name == "llvm.nvvm.wgmma.wait_group.sync.aligned":
-            self.wgmma_wait(int(args[0].constant))
+            self.wgmma_wait(int(args[0].constant), inst)
             return None
         if name.startswith("llvm.nvvm.ldmatrix.sync.aligned.m8n8."):
-            return self.ldmatrix(name, self.val(args[0]))
+            return self.ldmatrix(name, self.val(args[0]), inst)
+        if name.startswith("llvm.nvvm.stmatrix.sync.aligned.m8n8."):
+            return self.stmatrix(name, self.val(args[0]), [self.val(a) for a in args[1:]], inst)
         if name.startswith("llvm.nvvm.mma."):
             return self.mma(name, [self.val(a) for a in args])
         if name.startswith("llvm.nvvm.cp.async.") and ".shared.global." in name:
@@ -423,7 +485,12 @@ class Simulator:
             data = np.zeros((self.T, n), dtype=np.uint8)
             for j in range(n):
                 data[:, j] = self.mem.read(1, src + np.uint64(j), 1, mask & (size > j))[:, 0]
-            self.pending.append((dst.copy(), data, mask.copy()))
+            epoch = None
+            if self.shadow is not None:  # the copy may land from now on: not over bytes a wgmma reads
+                a, w = lane_bytes(dst, np.nonzero(mask)[0], n)
+                self.shadow.check_in_flight(a, w, self.op(inst))
+                epoch = self.shadow.epoch
+            self.pending.append((dst.copy(), data, mask.copy(), inst, epoch))
             return None
         if name == "llvm.nvvm.cp.async.commit.group":
             self.groups.append(self.pending)
@@ -432,15 +499,20 @@ class Simulator:
         if name == "llvm.nvvm.cp.async.wait.group":
             keep = int(args[0].constant)
             while len(self.groups) > keep:
-                for dst, data, m in self.groups.pop(0):
-                    self.mem.write(3, dst, data, m)
+                self.land(self.groups.pop(0), inst)
             return None
         if name == "llvm.nvvm.cp.async.wait.all":
-            return self.call_wait_all()
+            return self.call_wait_all(inst)
         if name == "llvm.nvvm.f2tf32.rna":
             x = self.val(args[0]).astype(np.float32).view(np.uint32).astype(np.uint64)
             r = ((x + 0x1000) & 0xFFFFE000).astype(np.uint32)
             return r
+        if name in ("llvm.nvvm.ex2.approx.f", "llvm.nvvm.ex2.approx.ftz.f", "llvm.nvvm.mul.rm.f",
+                    "llvm.nvvm.div.full", "llvm.nvvm.rsqrt.approx.f"):
+            return self.f32_math(name, [self.val(x).astype(np.float64) for x in args])
+        if name.startswith(("llvm.fabs.", "llvm.floor.", "llvm.ceil.", "llvm.sqrt.")):
+            f = {"fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "sqrt": np.sqrt}[name.split(".")[1]]
+            return f(self.val(args[0]).astype(np.float64)).astype(_np_dtype(inst.type))
         if name.startswith("llvm.fma."):
             a, b, c = (self.val(x).astype(np.float64) for x in args)
             return (a * b + c).astype(_np_dtype(inst.type))
@@ -462,14 +534,45 @@ class Simulator:
             return x[src.astype(np.int64)]
         raise NotImplementedError(f"simulator: call of {name}")
 
-    def call_wait_all(self):
+    @staticmethod
+    def f32_math(name: str, a: list) -> np.ndarray:
+        """The f32 math intrinsics of ``codegen/llvm/math_ops.py``, computed in float64 and
+        rounded once (the hardware's approximate ones are within their error bounds of these,
+        PTX ISA 9.7.3): ``ex2.approx`` (``.ftz``: subnormal results flushed to 0), ``mul.rm`` (rounded
+        toward -inf), ``div.full``, ``rsqrt.approx``."""
+        if name.startswith("llvm.nvvm.ex2."):
+            r = np.exp2(a[0]).astype(np.float32)
+            if ".ftz." in name:
+                r = np.where(np.abs(r) < np.finfo(np.float32).tiny, np.float32(0), r)
+            return r
+        if name == "llvm.nvvm.mul.rm.f":
+            p = a[0] * a[1]  # exact in float64 (24-bit significands)
+            r = p.astype(np.float32)
+            return np.where(r.astype(np.float64) > p, np.nextafter(r, np.float32(-np.inf)), r)
+        if name == "llvm.nvvm.div.full":
+            return (a[0] / a[1]).astype(np.float32)
+        return (1.0 / np.sqrt(a[0])).astype(np.float32)
+
+    def call_wait_all(self, inst):
         self.groups.append(self.pending)
         self.pending = []
         while self.groups:
-            for dst, data, m in self.groups.pop(0):
-                self.mem.write(3, dst, data, m)
+            self.land(self.groups.pop(0), inst)
 
-    def ldmatrix(self, name, addr):
+    def land(self, group: list, wait) -> None:
+        """The copies of a ``cp.async`` group land at the wait ``wait`` that covers it (in the
+        shadow: written by the issuing warp at the wait, racing with every access by another
+        warp since the issue's epoch)."""
+        for dst, data, m, issue, epoch in group:
+            self.mem.write(3, dst, data, m)
+            if self.shadow is not None:
+                a, w = lane_bytes(dst, np.nonzero(m)[0], data.shape[1])
+                op = self.op(issue, f"; landed at {self.op_text(wait)}", key=(id(issue), id(wait)))
+                self.shadow.write(a, w, op, since=epoch)
+
+    def ldmatrix(self, name, addr, inst=None):
+        """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (PTX ISA 9.7.14.5.15): matrix ``i``'s
+        eight 16-byte rows come from the addresses of lanes ``8i .. 8i + 7`` of each warp."""
         count = int(re.search(r"\.x(\d)", name).group(1))
         trans = ".trans" in name
         out = [np.zeros(self.T, dtype=np.uint32) for _ in range(count)]
@@ -483,7 +586,37 @@ class Simulator:
                 if trans:
                     m = m.T
                 out[i][lanes] = m[g, 2 * t].astype(np.uint32) | (m[g, 2 * t + 1].astype(np.uint32) << 16)
+        if self.shadow is not None and inst is not None:
+            lanes = np.nonzero((np.arange(self.T) % WARP) < 8 * count)[0]
+            a, w = lane_bytes(addr, lanes, 16)
+            self.shadow.read(a, w, self.op(inst))
         return tuple(out)
+
+    def stmatrix(self, name, addr, regs, inst=None):
+        """``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (PTX ISA 9.7.14.5.16), the inverse
+        of :meth:`ldmatrix`: lane ``4g + t``'s register ``i`` holds elements ``(g, 2t)`` and
+        ``(g, 2t + 1)`` of matrix ``i`` (transposed with ``.trans``), whose eight 16-byte rows go
+        to the addresses of lanes ``8i .. 8i + 7`` of the warp."""
+        count = int(re.search(r"\.x(\d)", name).group(1))
+        trans = ".trans" in name
+        lane = np.arange(WARP)
+        g, t = lane // 4, lane % 4
+        for w in range(self.T // WARP):
+            lanes = np.arange(w * WARP, (w + 1) * WARP)
+            for i in range(count):
+                r = np.asarray(regs[i]).astype(np.uint32)[lanes]
+                m = np.zeros((8, 8), dtype=np.uint16)
+                m[g, 2 * t] = r & 0xFFFF
+                m[g, 2 * t + 1] = r >> 16
+                if trans:
+                    m = np.ascontiguousarray(m.T)
+                self.mem.write(3, addr[lanes[8 * i:8 * i + 8]], m.view(np.uint8).reshape(8, 16),
+                               np.ones(8, dtype=bool))
+        if self.shadow is not None and inst is not None:
+            lanes = np.nonzero((np.arange(self.T) % WARP) < 8 * count)[0]
+            a, w = lane_bytes(addr, lanes, 16)
+            self.shadow.write(a, w, self.op(inst))
+        return None
 
     def mma(self, name, args):
         shape = re.search(r"m16n8k(\d+)", name)
@@ -534,14 +667,17 @@ class Simulator:
         return tuple(o.astype(np.float32) for o in outs)
 
     # -- wgmma -----------------------------------------------------------------------------------
-    def wgmma_wait(self, keep: int) -> None:
+    def wgmma_wait(self, keep: int, inst=None) -> None:
         while len(self.wg_groups) > keep:
-            for addr, data in self.wg_groups.pop(0):
+            for addr, data, first_warp, op in self.wg_groups.pop(0):
                 now = self.mem.s[addr]
                 if not np.array_equal(now, data):
                     raise RuntimeError("shared memory read by a wgmma was overwritten before its wait_group")
+                if self.shadow is not None:
+                    self.shadow.retire(addr, first_warp, op)
 
-    def _wgmma_operand(self, desc: int, rows: int, transposed: bool, etype) -> np.ndarray:
+    def _wgmma_operand(self, desc: int, rows: int, transposed: bool, etype, first_warp: int = 0,
+                       op: int = 0) -> np.ndarray:
         """The ``[rows, 16]`` matrix (M or N rows, K columns) a descriptor describes."""
         start = (desc & 0x3FFF) << 4
         lbo = ((desc >> 16) & 0x3FFF) << 4
@@ -558,10 +694,12 @@ class Simulator:
         addr = linear ^ (((linear >> 7) & mask) << 4)
         byte_addr = (addr[..., None] + np.arange(eb)).reshape(-1)
         data = self.mem.s[byte_addr].copy()
-        self.wg_pending.append((byte_addr, data))
+        self.wg_pending.append((byte_addr, data, first_warp, op))
+        if self.shadow is not None:
+            self.shadow.issue(byte_addr, first_warp, op)
         return data.view(etype).reshape(rows, 16).astype(np.float64)
 
-    def wgmma(self, text: str, vals: list) -> tuple:
+    def wgmma(self, text: str, vals: list, inst=None) -> tuple:
         m_ = re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ \{([^}]*)\}, \$(\d+), "
                        r"\$(\d+), p, 1, 1, (\d), (\d);", text)
         n = int(m_.group(1))
@@ -576,8 +714,9 @@ class Simulator:
         g, t = lane // 4, lane % 4
         for wg in range(self.T // 128):
             base = 128 * wg
-            A = self._wgmma_operand(int(regs[ia][base]), 64, m_.group(6) == "1", etype)
-            B = self._wgmma_operand(int(regs[ib][base]), n, m_.group(7) == "1", etype).T
+            op = self.op(inst) if self.shadow is not None else 0
+            A = self._wgmma_operand(int(regs[ia][base]), 64, m_.group(6) == "1", etype, 4 * wg, op)
+            B = self._wgmma_operand(int(regs[ib][base]), n, m_.group(7) == "1", etype, 4 * wg, op).T
             C = np.zeros((64, n))
             use_c = bool(regs[scale][base])
             for w in range(4):
@@ -594,12 +733,12 @@ class Simulator:
         return tuple(o.astype(np.float32) for o in outs)
 
     # -- inline asm (memory.py: predicated global accesses, mad.wide addresses) ---------------
-    def inline_asm(self, asm: ir.InlineAsm, vals, types, ret_ty, mask):
+    def inline_asm(self, asm: ir.InlineAsm, vals, types, ret_ty, mask, inst=None):
         text = asm.asm
         if "wgmma.mma_async" in text:
-            return self.wgmma(text, vals)
+            return self.wgmma(text, vals, inst)
         if text.startswith("wgmma.wait_group.sync.aligned"):
-            self.wgmma_wait(int(text.split()[1].rstrip(";")))
+            self.wgmma_wait(int(text.split()[1].rstrip(";")), inst)
             return tuple(np.asarray(v).astype(np.float32) for v in vals)
         outs_types = list(ret_ty.elements) if isinstance(ret_ty, ir.LiteralStructType) else (
             [] if isinstance(ret_ty, ir.VoidType) else [ret_ty])
@@ -706,19 +845,31 @@ def lower_for_simulation(module, arch: str = "sm_90"):
     return out, smem
 
 
-def run_kernel(module, name: str, grid, args: list, arch: str = "sm_90") -> None:
+def run_kernel(module, name: str, grid, args: list, arch: str = "sm_90", *, races: bool = True) -> None:
     """Run kernel ``name`` of a ttg ``module`` over ``grid`` (CTA by CTA); pointer arguments are
-    numpy arrays, updated in place."""
+    numpy arrays, updated in place (the same array object passed twice is one buffer, as an
+    in-place kernel expects; distinct arrays never overlap, views included).
+
+    ``races`` (default on): check every CTA for shared-memory races between warps and raise
+    :class:`~tritonc.simt.races.RaceError` (an ``AssertionError``) at the first one."""
     kernels, smem = lower_for_simulation(module, arch)
-    fn, info, num_warps = kernels[name]
-    grid = tuple(grid) + (1,) * (3 - len(tuple(grid)))
-    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    run_lowered(kernels[name], smem, grid, args, races=races)
+
+
+def run_lowered(kernel, smem, grid, args: list, *, races: bool = True) -> None:
+    """Run a kernel as :func:`lower_for_simulation` returns it (``(ir.Function, KernelInfo,
+    num_warps)`` and the shared-memory global ``smem``), e.g. after a test edited its LLVM IR;
+    ``grid``, ``args`` and ``races`` as in :func:`run_kernel`."""
+    fn, info, num_warps = kernel
+    grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+    grid = grid + (1,) * (3 - len(grid))
+    arrays = list({id(a): a for a in args if isinstance(a, np.ndarray)}.values())  # one buffer per array
     mem = Memory(arrays, info.shared_bytes)
-    values, k = [], 0
+    address = {id(a): addr for a, addr in zip(arrays, mem.addresses)}
+    values = []
     for a, larg in zip(args, fn.args):
         if isinstance(a, np.ndarray):
-            values.append(mem.addresses[k])
-            k += 1
+            values.append(address[id(a)])  # an array passed twice: both arguments alias it
         elif isinstance(larg.type, ir.IntType):
             values.append(int(a) & ((1 << larg.type.width) - 1))
         else:
@@ -727,7 +878,7 @@ def run_kernel(module, name: str, grid, args: list, arch: str = "sm_90") -> None
         for y in range(grid[1]):
             for x in range(grid[0]):
                 mem.s[:] = 0xAB
-                Simulator(fn, smem, num_warps, mem, values, (x, y, z), grid).run()
+                Simulator(fn, smem, num_warps, mem, values, (x, y, z), grid, races=races).run()
     for a, addr in zip(arrays, mem.addresses):
         data = mem.g[addr - GLOBAL_BASE:addr - GLOBAL_BASE + a.nbytes]
         a[...] = np.frombuffer(data.tobytes(), dtype=a.dtype).reshape(a.shape)
