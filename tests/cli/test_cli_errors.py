@@ -266,14 +266,14 @@ CASES = [
         "typedef int T;\n",
         "bad.tri:1:1: error: 'typedef' is not supported in Triton-C; use a macro (#define NAME type)")),
     case("nested-c-array", Bad(
-        "T x[16][8] is not a tile; the hint shows T x[D0, D1]",
+        "float x[16][8] is not a tile; the hint names the dimensions: float x[16, 8]",
         src("""
             void k(float *p) {
               float x[16][8];
             }
         """),
-        "bad.tri:2:14: error: C arrays of arrays are not tiles: write 'T x[D0, D1]' instead of "
-        "'T x[D0][D1]...'")),
+        "bad.tri:2:14: error: C arrays of arrays are not tiles: write 'float x[16, 8]' instead of "
+        "'float x[16][8]'")),
     # --- preprocessor ------------------------------------------------------------------------
     case("error-in-included-file", Bad(
         "a syntax error inside an #included header points into that header",

@@ -32,7 +32,7 @@ def error_of(src, path="err.tri", **kw):
     ("void f() {\n  int x = 1 \u2192 2;\n}\n", "stray '\u2192' in program", 2, 13),
     # constructs outside Triton-C
     ("void f() {\n  float x[16][8];\n}\n",
-     "C arrays of arrays are not tiles: write 'T x[D0, D1]' instead of 'T x[D0][D1]...'", 2, 14),
+     "C arrays of arrays are not tiles: write 'float x[16, 8]' instead of 'float x[16][8]'", 2, 14),
     ("\nstruct S { int a; };\n", "'struct' types are not supported in Triton-C", 2, 1),
     ("union U { int a; };\n", "'union' types are not supported in Triton-C", 1, 1),
     ("enum E { A };\n", "'enum' types are not supported in Triton-C; use macros for constants", 1, 1),

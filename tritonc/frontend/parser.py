@@ -211,11 +211,13 @@ class _Pointer:
 
 
 class _Dims:
-    """A bracketed ``[d0, d1, ...]`` with the position of its ``[``."""
+    """A bracketed ``[d0, d1, ...]`` with the position of its ``[`` and the text between the
+    brackets (after macro expansion), for the nested-array hint."""
 
-    def __init__(self, exprs: list[ast.Expr], lsqb: Token) -> None:
+    def __init__(self, exprs: list[ast.Expr], lsqb: Token, text: str) -> None:
         self.exprs = exprs
         self.lsqb = lsqb
+        self.text = text
 
 
 class _Declarator:
@@ -291,7 +293,7 @@ class _ToAst(Transformer_NonRecursive):
             raise CompileError("parameter name omitted", type_spec.loc)
         if pointer is not None and pointer.restrict is not None:
             attributes.insert(0, ast.Attribute("noalias", None, "restrict", loc=self.at(pointer.restrict)))
-        full = self._full_type(type_spec, pointer, dims)
+        full = self._full_type(type_spec, pointer, dims, name.value if name else "")
         return ast.Param(self.name(name) if name else "", full, attributes,
                          loc=self.at(name) if name else type_spec.loc)
 
@@ -329,18 +331,24 @@ class _ToAst(Transformer_NonRecursive):
         return _Pointer(sum(t.type == "STAR" for t in children), restrict)
 
     def tile_dims(self, meta, children):
-        return _Dims(children[1:], children[0])
+        text = " ".join(self.pre.text[meta.start_pos + 1:meta.end_pos - 1].split())
+        return _Dims(children[1:], children[0], text)
 
     def type_name(self, meta, children):
         type_spec = children[0]
         pointer = next((c for c in children if isinstance(c, _Pointer)), None)
         return self._full_type(type_spec, pointer, [c for c in children if isinstance(c, _Dims)])
 
-    def _full_type(self, base: ast.TypeSpec, pointer: _Pointer | None, dims: list[_Dims]) -> ast.TypeSpec:
+    def _full_type(self, base: ast.TypeSpec, pointer: _Pointer | None, dims: list[_Dims],
+                   name: str = "") -> ast.TypeSpec:
         if len(dims) > 1:
-            shown = ", ".join(f"D{i}" for i in range(len(dims)))
-            raise CompileError(f"C arrays of arrays are not tiles: write 'T x[{shown}]' "
-                               f"instead of 'T x[D0][D1]...'", self.at(dims[1].lsqb))
+            # the hint names the dimensions: 'float x[16][8]' -> write 'float x[16, 8]'
+            head = base.spelling + (" " + "*" * pointer.depth if pointer else "")
+            head += (" " if name and not pointer else "") + name
+            nested = head + "".join(f"[{d.text}]" for d in dims)
+            tile = head + "[" + ", ".join(d.text for d in dims) + "]"
+            raise CompileError(f"C arrays of arrays are not tiles: write '{tile}' instead of '{nested}'",
+                               self.at(dims[1].lsqb))
         return ast.TypeSpec(base.base, pointer.depth if pointer else 0,
                             dims[0].exprs if dims else None, is_const=base.is_const,
                             spelling=base.spelling, loc=base.loc)
@@ -378,7 +386,7 @@ class _ToAst(Transformer_NonRecursive):
             attributes = d.attributes
             if d.pointer is not None and d.pointer.restrict is not None:
                 attributes.insert(0, ast.Attribute("noalias", None, "restrict", loc=self.at(d.pointer.restrict)))
-            out.append(ast.Declarator(self.name(d.name), self._full_type(type_spec, d.pointer, d.dims),
+            out.append(ast.Declarator(self.name(d.name), self._full_type(type_spec, d.pointer, d.dims, d.name.value),
                                       attributes, d.init, loc=self.at(d.name)))
         return ast.Decl(out, loc=self.at(meta))
 
