@@ -274,6 +274,19 @@ CASES = [
         """),
         "bad.tri:2:14: error: C arrays of arrays are not tiles: write 'float x[16, 8]' instead of "
         "'float x[16][8]'")),
+    case("constant-memory-table", Bad(
+        "a paper-era __constant__ table gets a precise diagnostic: what is unsupported, what to write",
+        src("""
+            #define NB 64
+            __constant__ int* delta = alloc_const int[NB];
+            void shift(int *X) {
+              int r[NB] = 0 ... NB;
+              *(X + r) = *(delta + r);
+            }
+        """),
+        "bad.tri:2:1: error: constant-memory tables ('__constant__') are not supported in Triton-C; keep "
+        "the table in a global array and pass it to the kernel as a pointer argument (e.g. 'int *delta "
+        "__readonly', then '*(delta + i)')")),
     # --- preprocessor ------------------------------------------------------------------------
     case("error-in-included-file", Bad(
         "a syntax error inside an #included header points into that header",

@@ -52,6 +52,13 @@ _UNSUPPORTED = {
     "asm": "inline assembly ('asm') is not supported in Triton-C",
     "__asm__": "inline assembly ('__asm__') is not supported in Triton-C",
     "sizeof": "'sizeof' is not supported in Triton-C",
+    # the paper-era shift convolution's constant-memory tables (E0)
+    "__constant__": "constant-memory tables ('__constant__') are not supported in Triton-C; keep the table "
+                    "in a global array and pass it to the kernel as a pointer argument "
+                    "(e.g. 'int *delta __readonly', then '*(delta + i)')",
+    "alloc_const": "'alloc_const' (a constant-memory table) is not supported in Triton-C; keep the table "
+                   "in a global array and pass it to the kernel as a pointer argument "
+                   "(e.g. 'int *delta __readonly', then '*(delta + i)')",
 }
 
 _ATTRIBUTE_NAMES = {
