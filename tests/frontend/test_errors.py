@@ -42,7 +42,7 @@ def error_of(src, path="err.tri", **kw):
     ("void shift(int *X) {\n  int* delta = alloc_const int[16];\n}\n",
      "'alloc_const' (a constant-memory table) is not supported in Triton-C; keep the table in a global "
      "array and pass it to the kernel as a pointer argument (e.g. 'int *delta __readonly', then "
-     "'*(delta + i)')", 2, 15),
+     "'*(delta + i)')", 2, 16),
     ("union U { int a; };\n", "'union' types are not supported in Triton-C", 1, 1),
     ("enum E { A };\n", "'enum' types are not supported in Triton-C; use macros for constants", 1, 1),
     ("typedef int T;\n", "'typedef' is not supported in Triton-C; use a macro (#define NAME type)", 1, 1),
