@@ -48,8 +48,9 @@ CASES = [
            2, 11),
     Reject("device_wrong_argument_count", "__device__ int f(int a, int b) { return a + b; }\nvoid k(int *p) {\n"
            "  *p = f(1);\n}\n", "'f' takes 2 arguments, 1 given", 3, 8),
-    Reject("builtin_redefined", "__device__ int min(int a, int b) {\n  return a;\n}\n",
-           "'min' is a built-in function and cannot be redefined", 1, 16),
+    Reject("calling_a_kernel_named_dot", "__global__ void dot(float *A, float *B) { }\n"
+           "__global__ void k(float *X) {\n  float x[16, 16] = 0;\n  float y[16, 16] = dot(x, x);\n}\n",
+           "cannot call kernel 'dot'; only '__device__' functions can be called", 4, 21),
     Reject("error_directive", "#if !defined(TM)\n#error define TM\n#endif\n", "#error define TM", 2, 2),
     Reject("missing_include", "\n#include \"nowhere.h\"\n", "'nowhere.h' file not found", 2, 10),
 

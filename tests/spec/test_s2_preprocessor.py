@@ -247,6 +247,43 @@ __global__ void k(float *X) {
                    "write '0.5f' to stay in single precision [-Wdouble-promotion]"],
          ir="CHECK: arith.extf %x : f64[16]\nCHECK: arith.mulf {{.*}} : f64[16]\nCHECK: arith.truncf\n"
             "CHECK: arith.mulf {{.*}} : f32[16]"),
+    # A user's function may take a built-in's name; in that file the user's definition wins.
+    Rule("kernel_named_dot", """
+// the 2020-2021 corpus names its matmul kernel 'dot'; '@' still means the product
+#define TM 32
+#define TN 32
+#define TK 16
+__global__ void dot(TYPE *A, TYPE *B, float *C, int K, int lda, int ldb, int ldc) {
+  int rm[TM] = get_program_id(0) * TM + 0 ... TM;
+  int rn[TN] = get_program_id(1) * TN + 0 ... TN;
+  int rk[TK] = 0 ... TK;
+  TYPE *pa[TM, TK] = A + rm[:, newaxis] * lda + rk[newaxis, :];
+  TYPE *pb[TK, TN] = B + rk[:, newaxis] * ldb + rn[newaxis, :];
+  float acc[TM, TN] = 0;
+  for (int k = K; k > 0; k -= TK) {
+    acc += *pa @ *pb;
+    pa += TK;
+    pb += TK * ldb;
+  }
+  *(C + rm[:, newaxis] * ldc + rn[newaxis, :]) = acc;
+}""", defines={"TYPE": "half"}, grid=(2, 2),
+         args=fixed(randn(64, 48, dtype=f16), randn(48, 64, dtype=f16), zeros(64, 64), 48, 48, 64, 64),
+         expect=lambda a: {2: a[0].astype(np.float64) @ a[1].astype(np.float64)}, rtol=1e-5, atol=1e-5,
+         gpu_rtol=2e-3, gpu_atol=2e-3,
+         ir="CHECK: tt.func @dot(%A: ptr<f16>{{.*}} attributes {kernel}\nCHECK: tt.dot {{.*}} : f32[32,32]"),
+    Rule("user_functions_take_builtin_names", """
+__device__ float max(float a, float b) { return a + b; }  // the user's 'max' wins for calls
+__device__ float[8] trans(float x[8]) { return -x; }
+__global__ void k(float *X, float *Y) {
+  int r[8] = 0 ... 8;
+  float x[8] = *(X + r);
+  *(Y + r) = max(x[+], 1.0f) + trans(x) + x[max];  // 'x[max]' is still the max reduction
+}""", args=fixed(randn(8), zeros(8)),
+         expect=lambda a: {1: (a[0].sum(dtype=np.float32) + 1) - a[0] + a[0].max()}, rtol=1e-6, atol=1e-6,
+         ir='CHECK: tt.func @max(%a: f32, %b: f32) -> f32 attributes {device}\n'
+            'CHECK: tt.func @trans(%x: f32[8]) -> f32[8] attributes {device}\nCHECK: tt.func @k\n'
+            'CHECK: tt.call {{.*}} {callee = "max"}\nCHECK: tt.call %x {callee = "trans"}\n'
+            'CHECK: tt.reduce %x {{.*}}combine = "maxnumf"', gpu=True),
 ]
 
 test_frontend, test_ir, test_interp, test_codegen, test_rejected = spec_tests(RULES)

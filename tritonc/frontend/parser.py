@@ -148,7 +148,22 @@ def parse_preprocessed(pre: PreprocessedSource, path: str) -> ast.TranslationUni
             raise err.orig_exc from None
         raise
     unit.loc = SourceLoc(path, 1, 1)
+    _bind_user_calls(unit)
     return unit
+
+
+def _bind_user_calls(unit: ast.TranslationUnit) -> None:
+    """Mark the calls of functions the file defines (``Call.user``): a user's function named like a
+    built-in (``dot``, ``trans``, ``max``, ``get_range_id``...) wins over the built-in in this file.
+    Walks the tree with an explicit stack (expressions may nest :data:`MAX_EXPRESSION_NESTING` deep)."""
+    defined = {d.name for d in unit.decls if isinstance(d, ast.FunctionDef)}
+    stack: list[ast.Node] = [unit]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and (node.spelling or node.name) in defined:
+            node.name = node.spelling or node.name
+            node.user = True
+        stack.extend(node.children())
 
 
 def _check_nesting(tree: Tree, pre: PreprocessedSource) -> None:

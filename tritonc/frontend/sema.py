@@ -28,7 +28,7 @@ from typing import Any
 from tritonc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import VOID, CType, can_broadcast_to, convert_const, is_scalar_name
-from tritonc.frontend.sema_calls import BUILTINS, CallChecker
+from tritonc.frontend.sema_calls import CallChecker
 from tritonc.frontend.sema_expr import ExprChecker
 from tritonc.frontend.sema_info import ExprInfo, FuncInfo, SemaResult, Symbol
 
@@ -140,8 +140,6 @@ class Sema(ExprChecker, CallChecker):
         if f.name in self.funcs:
             raise self.error(f"redefinition of '{f.name}'", f.loc,
                              [Diagnostic("note", "previous definition is here", self.funcs[f.name].node.loc)])
-        if f.name in BUILTINS:
-            raise self.error(f"'{f.name}' is a built-in function and cannot be redefined", f.loc)
         if f.is_device and f.is_global:
             raise self.error(f"function '{f.name}' cannot be both '__device__' and '{f.kernel_keyword}'", f.loc)
         result = self.resolve_type(f.return_type, allow_void=True)

@@ -57,7 +57,7 @@ class CallChecker:
 
     def _Call(self, e: ast.Call) -> ExprInfo:
         name, spelling = e.name, e.spelling or e.name
-        if name in BUILTINS:
+        if name in BUILTINS and not e.user:
             lo, hi = BUILTINS[name]
             if spelling != name and spelling.startswith("atomic_add_"):
                 lo = hi = 3

@@ -26,7 +26,7 @@ from tritonc.frontend import ast
 from tritonc.frontend.ctype import (BOOL, INT, LONG, VOID, CType, bitcast_const, broadcast_shapes,
                                     can_broadcast_to, common_base, convert_const, fits, fold_binary,
                                     format_shape, int_literal_base, promote, round_float, wrap_int)
-from tritonc.frontend.sema_info import PURE_BUILTINS, ExprInfo, has_effects, has_loads, is_deref
+from tritonc.frontend.sema_info import ExprInfo, is_pure_builtin_call, has_effects, has_loads, is_deref
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _REDUCE_COMBINE = {"+": "add", "max": "max", "min": "min"}
@@ -492,7 +492,7 @@ def _accesses_memory(funcs: dict, name: str, seen: set[str]) -> bool:
     for n in funcs[name].node.body.walk():
         if isinstance(n, ast.MaskedDeref) or (isinstance(n, ast.Unary) and n.op == "*"):
             return True
-        if isinstance(n, ast.Call) and n.name not in PURE_BUILTINS:
+        if isinstance(n, ast.Call) and not is_pure_builtin_call(n):
             if n.name not in funcs or _accesses_memory(funcs, n.name, seen):
                 return True
     return False

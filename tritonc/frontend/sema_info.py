@@ -95,6 +95,12 @@ PURE_BUILTINS = frozenset(
     "fma select dot trans __sum __reshape".split())
 
 
+def is_pure_builtin_call(n: ast.Node) -> bool:
+    """Whether ``n`` is a call of a side-effect-free built-in (not of a user's function that
+    takes a built-in's name, see ``ast.Call.user``)."""
+    return isinstance(n, ast.Call) and not n.user and n.name in PURE_BUILTINS
+
+
 def has_effects(e: ast.Node) -> bool:
     """Whether evaluating ``e`` may write a variable or memory (assignments, ``++``/``--``,
     atomics, barriers, device function calls)."""
@@ -103,7 +109,7 @@ def has_effects(e: ast.Node) -> bool:
             return True
         if isinstance(n, ast.Unary) and n.op in ("++", "--"):
             return True
-        if isinstance(n, ast.Call) and n.name not in PURE_BUILTINS:
+        if isinstance(n, ast.Call) and not is_pure_builtin_call(n):
             return True
     return False
 
