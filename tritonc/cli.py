@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .diagnostics import CompileError, InternalCompilerError, SourceManager
+from .diagnostics import CompileError, InternalCompilerError, SourceManager, WARNING_FLAGS, parse_warning_flags
 from .files import write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
@@ -105,7 +105,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
 @click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
-@click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror, -Wno-double-promotion.")
+@click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror; -W<name> / -Wno-<name> switch a warning on / off: "
+                   + ", ".join(WARNING_FLAGS) + ".")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
 @click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass.")
 @click.option("--time-passes", is_flag=True, help="Print the wall time of each pass.")
@@ -123,11 +124,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
 
     kinds = _emit_kinds(emit, output)
     paths = _output_paths(kinds, output, source)
-    werror = "error" in warning_flags
-    off = frozenset(f[3:] for f in warning_flags if f.startswith("no-"))
-    unknown = [f for f in warning_flags if f != "error" and not f.startswith("no-")]
-    if unknown:
-        raise click.BadParameter(f"unknown warning flag '-W{unknown[0]}'", param_hint="-W")
+    try:
+        off, werror = parse_warning_flags(warning_flags)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="-W") from None
     warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
     if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
         raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")

@@ -753,6 +753,7 @@ USAGE = [
     ("--tune with no values after =", ["--tune", "TM="],
      "Error: Invalid value for --tune: '' is not a comma-separated list of integers"),
     ("unknown -W flag", ["-Wfoo"], "Error: Invalid value for -W: unknown warning flag '-Wfoo'"),
+    ("unknown -Wno- flag", ["-Wno-foo"], "Error: Invalid value for -W: unknown warning flag '-Wno-foo'"),
     ("--num-warps not a number", ["--num-warps", "x"],
      "Error: Invalid value for --num-warps: 'x' is not a comma-separated list of integers"),
     ("--num-warps 0", ["--num-warps", "0"], "Error: Invalid value for --num-warps: 0 is not a power of two from 1 to 32"),
@@ -842,6 +843,46 @@ def test_warnings_before_an_error_are_shown_too(tmp_path, monkeypatch):
     assert run.err_lines == [f"w.tri:3:27: warning: {PROMOTION}", *quoted(tmp_path / "w.tri", 3, 27),
                              "w.tri:4:11: error: use of undeclared identifier 'z'", *quoted(tmp_path / "w.tri", 4, 11)]
     assert not (tmp_path / "w.cubin").exists()
+
+
+SHADOWS = src("""
+    void matmul(restrict read_only fp32 *a, fp32 *c) {
+      fp32 *pa[16] = a + (0 ... 16);
+      fp32 a[16] = *pa;
+      *(c + (0 ... 16)) = a;
+    }
+""")
+SHADOW = "declaration of 'a' shadows a parameter; from here on 'a' means the new variable [-Wshadow]"
+
+
+@pytest.mark.parametrize("flags, warned", [
+    ((), True), (("-Wshadow",), True), (("-Wno-shadow",), False), (("-Wno-shadow", "-Wshadow"), True),
+    (("-Wshadow", "-Wno-shadow"), False), (("-Wno-double-promotion",), True)])
+def test_shadow_warning_follows_its_flags(tmp_path, monkeypatch, flags, warned):
+    """A paper-era kernel redeclares its parameter 'a': accepted, with -Wshadow (on by default; the
+    last of -Wshadow / -Wno-shadow wins)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.tri").write_text(SHADOWS)
+    run = tritonc("s.tri", *flags, "--emit=ttir", "-o", "s.ttir")
+    assert run.status == 0, run.output
+    if warned:
+        assert run.err_lines == [f"s.tri:3:8: warning: {SHADOW}", *quoted(tmp_path / "s.tri", 3, 8),
+                                 "s.tri:1:38: note: shadowed declaration is here", *quoted(tmp_path / "s.tri", 1, 38)]
+    else:
+        assert run.stderr == ""
+    assert "tt.load" in (tmp_path / "s.ttir").read_text()
+
+
+def test_werror_makes_the_shadow_warning_an_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.tri").write_text(SHADOWS)
+    run = tritonc("s.tri", "-Werror", "--emit=ttir", "-o", "s.ttir")
+    assert_clean(run)
+    assert run.status == 1
+    assert run.err_lines[0] == f"s.tri:3:8: error: {SHADOW}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.tri"]
+    run = tritonc("s.tri", "-Werror", "-Wno-error", "--emit=ttir", "-o", "s.ttir")
+    assert run.status == 0 and run.err_lines[0] == f"s.tri:3:8: warning: {SHADOW}"
 
 
 # ----------------------------------------------------------------------------- as a real process

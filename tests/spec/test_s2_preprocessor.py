@@ -284,6 +284,16 @@ __global__ void k(float *X, float *Y) {
             'CHECK: tt.func @trans(%x: f32[8]) -> f32[8] attributes {device}\nCHECK: tt.func @k\n'
             'CHECK: tt.call {{.*}} {callee = "max"}\nCHECK: tt.call %x {callee = "trans"}\n'
             'CHECK: tt.reduce %x {{.*}}combine = "maxnumf"', gpu=True),
+    Rule("parameter_name_reused_with_shadow_warning", """
+// paper-era: a kernel redeclares its parameter 'a' as a tile; from there on 'a' is the tile
+void matmul(restrict read_only fp32 *a, fp32 *c) {
+  int r[16] = 0 ... 16;
+  fp32 *pa[16] = a + r;
+  fp32 a[16] = *pa;
+  *(c + r) = a * 2.0f;
+}""", args=fixed(randn(16), zeros(16)), expect=lambda a: {1: a[0] * 2},
+         warnings=["declaration of 'a' shadows a parameter; from here on 'a' means the new variable [-Wshadow]"],
+         types={"a": "float[16]"}, gpu=True),
 ]
 
 test_frontend, test_ir, test_interp, test_codegen, test_rejected = spec_tests(RULES)

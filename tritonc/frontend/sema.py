@@ -61,11 +61,22 @@ class Sema(ExprChecker, CallChecker):
         return None
 
     def declare(self, sym: Symbol) -> None:
+        """Bind ``sym`` in the innermost scope. A local variable may reuse the name of a parameter
+        (even in the function's outermost block, which holds the parameters: paper-era kernels
+        declare ``fp32 a[TM, TK] = *pa;`` in a kernel with a parameter ``a``) or of a variable of
+        an enclosing block: from there on the name means the new variable, with a ``-Wshadow``
+        warning. Two declarations of one name in one block are an error."""
         scope = self.scopes[-1]
-        if sym.name in scope:
-            prev = scope[sym.name]
+        prev = scope.get(sym.name)
+        if prev is not None and not (sym.kind == "var" and prev.kind == "param"):
             raise self.error(f"redefinition of '{sym.name}'", sym.loc,
                              [Diagnostic("note", "previous definition is here", prev.loc)])
+        shadowed = prev if prev is not None else self.lookup(sym.name) if sym.kind == "var" else None
+        if shadowed is not None and shadowed.kind in ("param", "var"):
+            what = "a parameter" if shadowed.kind == "param" else "a variable of an enclosing block"
+            rest = f"; from here on '{sym.name}' means the new variable" if prev is not None else ""
+            self.diag.warn("shadow", f"declaration of '{sym.name}' shadows {what}{rest}", sym.loc,
+                           [Diagnostic("note", "shadowed declaration is here", shadowed.loc)])
         scope[sym.name] = sym
 
     def push(self) -> None:
