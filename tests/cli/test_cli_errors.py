@@ -484,6 +484,35 @@ def test_kernel_option_names_a_missing_kernel(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+TWO_DEFINE_SETS = src("""
+    __global__ void add(float *X, float *Y) {
+      int r[BLOCK] = 0 ... BLOCK;
+      *(Y + r) = *(X + r) + 1.0f;
+    }
+    __global__ void other(TYPE *X) {
+      TYPE x[TM] = *(X + (0 ... TM));
+      *(X + (0 ... TM)) = x * 2;
+    }
+""")
+
+
+def test_kernel_option_builds_one_kernel_of_a_file_that_needs_different_defines(tmp_path, monkeypatch):
+    """With --kernel K the other kernels are not parsed: their macros (even types) may be undefined."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "two.tri").write_text(TWO_DEFINE_SETS)
+    run = tritonc("two.tri", "--kernel", "add", "-D", "BLOCK=64", "--emit=ttir,ptx", "-o", "add")
+    assert (run.status, run.stderr) == (0, ""), run.output
+    ttir = (tmp_path / "add.ttir").read_text()
+    assert "tt.func @add" in ttir and "other" not in ttir
+    run = tritonc("two.tri", "--kernel", "other", "-D", "TYPE=half", "-D", "TM=128", "--emit=ttir", "-o", "other.ttir")
+    assert (run.status, run.stderr) == (0, ""), run.output
+    assert "tt.func @other(%X: ptr<f16>)" in (tmp_path / "other.ttir").read_text()
+    run = tritonc("two.tri", "-D", "BLOCK=64", "--emit=ttir", "-o", "all.ttir")
+    assert run.status == 1
+    assert run.err_lines[0] == "two.tri:5:23: error: expected ')' before 'TYPE'"
+    assert not (tmp_path / "all.ttir").exists()
+
+
 def test_input_file_missing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run = tritonc("missing.tri", "-o", "m.cubin")

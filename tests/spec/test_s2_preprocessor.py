@@ -149,6 +149,14 @@ __global__ void first(int *Out) { *Out = twice(1); }
 void second(int *Out) { *Out = twice(21); }
 """, kernel="second", options={"kernel": "second"}, args=lambda: [zeros(1, dtype=i32)], expect=lambda a: {0: [42]},
          ir="CHECK-NOT: @first\nCHECK: tt.func @second", ttir="CHECK-NOT: @first\nCHECK: tt.func @second"),
+    Rule("kernel_selection_skips_unparsable_kernels", """
+__device__ int twice(int x) { return 2 * x; }
+__device__ TYPE unused(TYPE x) { return x; }
+void second(int *Out) { *Out = twice(21); }
+__global__ void first(TYPE *X) {  // TYPE and TM are undefined: with --kernel second, never parsed
+  TYPE x[TM] = *(X + (0 ... TM));
+}""", kernel="second", options={"kernel": "second"}, args=lambda: [zeros(1, dtype=i32)], expect=lambda a: {0: [42]},
+         ir="CHECK: tt.func @twice\nCHECK-NOT: @unused\nCHECK: tt.func @second\nCHECK-NOT: @first"),
     Rule("device_functions_scalar_and_tile", """
 #define N 16
 __device__ float[N] clamp(float x[N], float lo, float hi) {

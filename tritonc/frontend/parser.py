@@ -35,6 +35,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
 from tritonc.frontend import ast
+from tritonc.frontend.kernel_select import keep_kernel
 from tritonc.frontend.preprocess import PreprocessedSource, preprocess
 from tritonc.frontend.syntax_errors import RESERVED, syntax_error
 
@@ -110,7 +111,7 @@ def _lark() -> Lark:
 def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
           include_dirs: list[str] | tuple[str, ...] = (),
           sources: SourceManager | None = None,
-          sink: DiagnosticSink | None = None) -> ast.TranslationUnit:
+          sink: DiagnosticSink | None = None, kernel: str | None = None) -> ast.TranslationUnit:
     """Preprocess and parse one Triton-C file into an AST.
 
     Args:
@@ -120,6 +121,9 @@ def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
         include_dirs: ``-I`` directories.
         sources: registry that receives the text of every file read (for caret diagnostics).
         sink: receives preprocessor warnings (``#warning``).
+        kernel: ``--kernel``: parse only this kernel, the functions it calls and the file-scope
+            declarations; the other functions need only balanced braces
+            (:func:`tritonc.frontend.kernel_select.keep_kernel`).
 
     Returns:
         The :class:`ast.TranslationUnit`, untyped: names are not resolved.
@@ -130,11 +134,13 @@ def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
             the user's file, line and column.
     """
     pre = preprocess(text, path, defines, include_dirs, sources, sink)
-    return parse_preprocessed(pre, path)
+    return parse_preprocessed(pre, path, kernel)
 
 
-def parse_preprocessed(pre: PreprocessedSource, path: str) -> ast.TranslationUnit:
+def parse_preprocessed(pre: PreprocessedSource, path: str, kernel: str | None = None) -> ast.TranslationUnit:
     """Parse the output of :func:`preprocess` (see :func:`parse` for the contract)."""
+    if kernel is not None:
+        pre = keep_kernel(pre, kernel)
     _reject_unsupported_tokens(pre)
     try:
         tree = _lark().parse(pre.text)  # LALR: no recursion, however deep the nesting

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tritonc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
+from tritonc.diagnostics import WARNING_FLAGS, CompileError, Diagnostic, DiagnosticSink, SourceLoc
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import VOID, CType, can_broadcast_to, convert_const, is_scalar_name
 from tritonc.frontend.sema_calls import CallChecker
@@ -48,6 +48,7 @@ class Sema(ExprChecker, CallChecker):
         self.current: FuncInfo | None = None
         self.loop_depth = 0
         self.calls: list[tuple[str, str, SourceLoc]] = []
+        self.instances: dict[tuple, FuncInfo] = {}
 
     # -- errors and scopes ----------------------------------------------------------------------
     @staticmethod
@@ -125,9 +126,14 @@ class Sema(ExprChecker, CallChecker):
         for decl in self.tu.decls:
             if isinstance(decl, ast.FunctionDef):
                 self.signature(decl)
-        for f in self.result.functions:
+        defined = len(self.result.functions)
+        for f in self.result.functions[:defined]:
             self.body(f)
-        self.check_recursion()
+        self.check_recursion()  # before the instances: without recursion, making them ends
+        k = defined
+        while k < len(self.result.functions):  # element-wise instances; checking one may add more
+            self.instance_body(self.result.functions[k])
+            k += 1
         return self.result
 
     def tunable(self, d: ast.TunableDecl) -> None:
@@ -211,6 +217,22 @@ class Sema(ExprChecker, CallChecker):
             self.diag.warn("return-type", f"non-void function '{f.name}' may end without returning a value",
                            f.node.body.loc)
         self.current = None
+
+    def instance_body(self, f: FuncInfo) -> None:
+        """Check the body of an element-wise instance. Its warnings were given for the function
+        itself (the same source), so none is repeated; an error gets a note at the call."""
+        diag = self.diag
+        self.diag = DiagnosticSink(disabled=frozenset(WARNING_FLAGS))
+        try:
+            self.body(f)
+        except CompileError as err:
+            shapes = ", ".join(f"'{p.type}'" for p in f.params if p.type.is_tile)
+            err.diagnostic.notes.append(Diagnostic(
+                "note", f"in '{f.elementwise_of}' applied element-wise to tiles (parameters of type {shapes}) "
+                        "by this call", f.call_loc))
+            raise
+        finally:
+            self.diag = diag
 
     def check_recursion(self) -> None:
         graph: dict[str, list[str]] = {}

@@ -60,7 +60,12 @@ class ExprInfo:
 
 @dataclass(eq=False)
 class FuncInfo:
-    """A function: ``kind`` is ``'kernel'`` or ``'device'``; ``result`` is ``VOID`` for none."""
+    """A function: ``kind`` is ``'kernel'`` or ``'device'``; ``result`` is ``VOID`` for none.
+
+    An element-wise instance of a device function (a call with tile arguments, see
+    ``CallChecker.elementwise_instance``) names the function it instantiates in
+    ``elementwise_of`` and the first call that made it in ``call_loc``; ``node`` is a copy of
+    that function's definition."""
 
     name: str
     node: ast.FunctionDef
@@ -68,6 +73,8 @@ class FuncInfo:
     params: list[Symbol]
     result: CType
     arg_attrs: list[dict[str, Any]]
+    elementwise_of: str | None = None
+    call_loc: SourceLoc | None = None
 
 
 @dataclass
