@@ -183,6 +183,28 @@ __global__ void k(float *X, float *Y, int *S) {
             "CHECK: tt.func @sq_clamped\nCHECK: tt.call %x, {{.*}} {callee = \"clamp\"}\nCHECK: tt.func @k\n"
             "CHECK: tt.call %x {callee = \"sq_clamped\"}",
          ttir="CHECK-NOT: tt.call\nCHECK: tt.func @k", gpu=True),
+    Rule("device_functions_are_shape_polymorphic", """
+// scalar parameters called with tiles: applied element-wise, arguments broadcast, tile result
+__device__ float clampf(float v, float lo, float hi) { return min(max(v, lo), hi); }
+__device__ float scaled(float v, float s) {
+  float t = v * s;  // a tile in the element-wise instance
+  return clampf(t, -1.0f, 1.0f);
+}
+__device__ float gather(float *p) { return *p; }
+__global__ void k(float *X, float *S, float *Y) {
+  int r[16] = 0 ... 16;
+  int c[8] = 0 ... 8;
+  float x[16, 8] = gather(X + r[:, newaxis] * 8 + c[newaxis, :]);
+  float s[8] = *(S + c);
+  *(Y + r[:, newaxis] * 8 + c[newaxis, :]) = scaled(x, s) + clampf(2.0f, 0.0f, 1.0f);
+}""", args=fixed(randn(16, 8), randn(8) * 2, zeros(16, 8)),
+         expect=lambda a: {2: np.clip(a[0] * a[1][None, :], -1, 1) + 1},
+         types={"x": "float[16, 8]", "t": "float[16, 8]"},
+         ir='CHECK: tt.func @k\nCHECK: tt.call {{.*}} {callee = "gather__ew16x8"} : f32[16,8]\n'
+            'CHECK: {callee = "scaled__ew16x8"} : f32[16,8]\n'
+            'CHECK: tt.func @scaled__ew16x8(%v: f32[16,8], %s: f32[16,8]) -> f32[16,8] attributes {device}\n'
+            'CHECK: {callee = "clampf__ew16x8_tss"} : f32[16,8]',
+         ttir="CHECK-NOT: tt.call", gpu=True),
     Rule("device_functions_pointers_loops_and_early_returns", """
 __device__ int first_negative(int *X, int n) {
   for (int i = 0; i < n; i++) {

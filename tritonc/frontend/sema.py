@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tritonc.diagnostics import WARNING_FLAGS, CompileError, Diagnostic, DiagnosticSink, SourceLoc
+from tritonc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import VOID, CType, can_broadcast_to, convert_const, is_scalar_name
 from tritonc.frontend.sema_calls import CallChecker
@@ -49,6 +49,7 @@ class Sema(ExprChecker, CallChecker):
         self.loop_depth = 0
         self.calls: list[tuple[str, str, SourceLoc]] = []
         self.instances: dict[tuple, FuncInfo] = {}
+        self.declarator_of: dict[int, int] = {}  # Symbol.uid of a local -> id() of its declarator
 
     # -- errors and scopes ----------------------------------------------------------------------
     @staticmethod
@@ -219,12 +220,20 @@ class Sema(ExprChecker, CallChecker):
         self.current = None
 
     def instance_body(self, f: FuncInfo) -> None:
-        """Check the body of an element-wise instance. Its warnings were given for the function
-        itself (the same source), so none is repeated; an error gets a note at the call."""
+        """Check the body of an element-wise instance. A warning the function itself already got
+        (same message and place: the source is the same) is not repeated; an error gets a note
+        at the call that made the instance."""
         diag = self.diag
-        self.diag = DiagnosticSink(disabled=frozenset(WARNING_FLAGS))
         try:
-            self.body(f)
+            while True:  # again after each local that turns out to hold a tile (FuncInfo.promoted)
+                self.diag = DiagnosticSink(diag.disabled, diag.werror)
+                try:
+                    self.body(f)
+                    break
+                except PromoteLocal:
+                    self.scopes, self.loop_depth, self.current = self.scopes[:1], 0, None
+            seen = {(w.message, w.loc) for w in diag.warnings}
+            diag.warnings.extend(w for w in self.diag.warnings if (w.message, w.loc) not in seen)
         except CompileError as err:
             shapes = ", ".join(f"'{p.type}'" for p in f.params if p.type.is_tile)
             err.diagnostic.notes.append(Diagnostic(
@@ -323,8 +332,21 @@ class Sema(ExprChecker, CallChecker):
             raise self.error(f"statement requires expression of scalar type ('{info.type}' invalid)", e.loc)
         return info
 
+    def promote_local(self, sym: Symbol | None, value: CType) -> None:
+        """In an element-wise instance, a scalar local assigned a tile becomes a tile of that
+        shape: record it and check the body again (raises :class:`PromoteLocal`)."""
+        f = self.current
+        if (f is not None and f.elementwise_of is not None and sym is not None and sym.kind == "var"
+                and not sym.type.is_tile and value.is_tile and sym.uid in self.declarator_of):
+            f.promoted[self.declarator_of[sym.uid]] = value.shape
+            raise PromoteLocal()
+
     def declarator(self, d: ast.Declarator) -> None:
         t = self.resolve_type(d.type)
+        f = self.current
+        elementwise = f is not None and f.elementwise_of is not None and not t.is_tile
+        if elementwise and id(d) in f.promoted:
+            t = t.with_shape(f.promoted[id(d)])
         # 'const T *p' makes the pointee const, not the variable
         sym = Symbol(d.name, t, "var", d.loc, is_const=d.type.is_const and not t.is_pointer)
         for a in d.attributes:
@@ -338,6 +360,8 @@ class Sema(ExprChecker, CallChecker):
             sym.multipleof = n
         if d.init is not None:
             info = self.value(d.init)
+            if elementwise and not t.is_tile and info.type.is_tile:  # one value per element
+                t = sym.type = t.with_shape(info.type.shape)
             self.check_convert(info.type, t, d.init.loc, "initializing", const=info.const)
             if sym.is_const and info.const is not None and t.is_arith and not t.is_tile:
                 sym.const = convert_const(info.const, info.type.base, t.base)
@@ -345,6 +369,7 @@ class Sema(ExprChecker, CallChecker):
             raise self.error(f"const variable '{d.name}' needs an initializer", d.loc)
         self.declare(sym)
         self.result.decls[id(d)] = sym
+        self.declarator_of[sym.uid] = id(d)
 
     def return_stmt(self, s: ast.Return) -> None:
         f = self.current
@@ -375,6 +400,10 @@ class Sema(ExprChecker, CallChecker):
             raise self.error(f"predicate of type '{mask.type}' does not broadcast to the shape "
                              f"{list(shape)} of the predicated statement", s.mask.loc)
         self.result.stmts[id(s)] = shape
+
+
+class PromoteLocal(Exception):
+    """Internal: a local of an element-wise instance must be a tile; the body is checked again."""
 
 
 def _int_text(text: str) -> int | None:

@@ -374,9 +374,11 @@ class ExprChecker:
         target = self.lvalue(e.target)
         v = self.value(e.value)
         if e.op == "=":
+            self.promote_local(target.symbol, v.type)
             self.check_convert(v.type, target.type, e.loc, "assigning to", const=v.const)
             return ExprInfo(target.type, symbol=target.symbol)
         b = self.binary(e.op[:-1], target, v, e.loc, e.target, e.value)
+        self.promote_local(target.symbol, b.type)
         self.check_convert(b.type, target.type, e.loc, "assigning to")
         return ExprInfo(target.type, symbol=target.symbol, detail=b)
 

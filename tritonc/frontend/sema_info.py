@@ -65,7 +65,9 @@ class FuncInfo:
     An element-wise instance of a device function (a call with tile arguments, see
     ``CallChecker.elementwise_instance``) names the function it instantiates in
     ``elementwise_of`` and the first call that made it in ``call_loc``; ``node`` is a copy of
-    that function's definition."""
+    that function's definition. In an instance, a local declared as a scalar that is given a
+    tile (its initialiser, or a later assignment) is a tile: ``promoted`` maps the declarator
+    (``id``) to that tile's shape, one value per element as the element-wise reading wants."""
 
     name: str
     node: ast.FunctionDef
@@ -75,6 +77,7 @@ class FuncInfo:
     arg_attrs: list[dict[str, Any]]
     elementwise_of: str | None = None
     call_loc: SourceLoc | None = None
+    promoted: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass
