@@ -66,3 +66,12 @@ __device__ float max(float a, float b) { return a; }
 __device__ float max(float a, float b) { return b; }
 """)
     assert err.message == "redefinition of 'max'"
+
+
+def test_a_users_atomic_add_is_not_a_predicable_atomic():
+    err = error_of("""
+__device__ int atomic_add(int *p, int v) { return v; }
+__global__ void k(int *P) {
+  @(true) atomic_add(P, 1);
+}""")
+    assert err.message.startswith("'@mask' applies to an assignment, a store or a masked atomic")

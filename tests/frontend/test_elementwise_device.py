@@ -155,3 +155,19 @@ __global__ void k(float *X, int n) {
     x = np.arange(16, dtype=np.float32)
     run(src, "k", 1, x, 3)
     np.testing.assert_array_equal(x, 3 * np.arange(16, dtype=np.float32) ** 2 + 1 + (3 * 4 + 1))
+
+
+def test_instances_made_before_a_local_became_a_tile_are_dropped():
+    text = ir("""
+__device__ float g(float a, float b) { return a * b; }
+__device__ float f(float v) {
+  float acc = 1.0f;
+  float s = g(acc, v);   // first checked with 'acc' a scalar: an instance g__ew16_st
+  acc = acc + v;         // 'acc' is a tile: the body is checked again, g(acc, v) is g__ew16
+  return acc + s;
+}
+__global__ void k(float *X) {
+  int r[16] = 0 ... 16;
+  *(X + r) = f(*(X + r));
+}""")
+    assert "@g__ew16(" in text and "g__ew16_st" not in text

@@ -135,7 +135,22 @@ class Sema(ExprChecker, CallChecker):
         while k < len(self.result.functions):  # element-wise instances; checking one may add more
             self.instance_body(self.result.functions[k])
             k += 1
+        self.drop_unused_instances(defined)
         return self.result
+
+    def drop_unused_instances(self, defined: int) -> None:
+        """Forget the element-wise instances that no final body calls (a body checked again after
+        a local became a tile may have made one that its final version does not use)."""
+        by_name = {f.name: f for f in self.result.functions}
+        reached = {f.name for f in self.result.functions[:defined]}
+        work = list(reached)
+        while work:
+            for n in by_name[work.pop()].node.body.walk():
+                info = self.result.exprs.get(id(n)) if isinstance(n, ast.Call) else None
+                if info is not None and info.kind == "device" and info.detail not in reached:
+                    reached.add(info.detail)
+                    work.append(info.detail)
+        self.result.functions = [f for f in self.result.functions if f.name in reached]
 
     def tunable(self, d: ast.TunableDecl) -> None:
         t = self.resolve_type(d.type)
@@ -390,7 +405,7 @@ class Sema(ExprChecker, CallChecker):
             raise self.error(f"predicate of type '{mask.type}' is not a boolean", s.mask.loc)
         inner = s.stmt
         e = inner.expr if isinstance(inner, ast.ExprStmt) else None
-        is_atomic = isinstance(e, ast.Call) and e.name in ("atomic_add", "atomic_max", "atomic_min")
+        is_atomic = isinstance(e, ast.Call) and not e.user and e.name in ("atomic_add", "atomic_max", "atomic_min")
         if not isinstance(e, ast.Assign) and not is_atomic:
             raise self.error("'@mask' applies to an assignment, a store or a masked atomic "
                              "(atomic_add/atomic_max/atomic_min)", inner.loc)
