@@ -82,21 +82,94 @@ __global__ void k(int *X) {
     assert (err.message, err.loc.line, err.loc.col) == ("cannot broadcast shapes [16] and [8]", 6, 14)
 
 
-def test_a_body_with_no_tile_form_is_an_error_with_a_note_at_the_call():
-    err = error_of("""
+def test_an_if_on_a_tile_argument_runs_both_branches_masked():
+    src = """
 __device__ int sign(int v) {
   if (v < 0) return -1;
   return v > 0;
 }
-__global__ void k(int *X) {
+__device__ float relu_sum(float *p, float v) {
+  float acc = 0.0f;          // assigned under a condition on a tile: one value per element
+  if (v > 0) {
+    acc = v + *p;            // a load masked by v > 0
+    *p = 1.0f;               // a store masked by v > 0
+  } else {
+    acc = -v;
+  }
+  if (acc > 5.0f) return 5.0f;
+  acc = acc * 2.0f;
+  return acc;
+}
+__global__ void k(int *X, float *P, float *Y) {
   int r[16] = 0 ... 16;
-  *(X + r) = sign(r - 8);
-}""")
-    assert err.message.startswith("tile condition in 'if'")
-    assert (err.loc.line, err.loc.col) == (3, 9)
+  *(X + r) = sign(r - 8) + sign(3);
+  *(Y + r) = relu_sum(P + r, *(Y + r));
+}"""
+    text = ir(src)
+    in_order(text, r"tt.func @relu_sum__ew16", r"tt.load %p, %\d+ : f32\[16\]", r"tt.store %p, %\d+, %\d+",
+             r"arith.select")
+    x = np.zeros(16, np.int32)
+    p = np.arange(16, dtype=np.float32)
+    y = (np.arange(16) - 8).astype(np.float32)
+    p0, y0 = p.copy(), y.copy()
+    run(src, "k", 1, x, p, y)
+    np.testing.assert_array_equal(x, np.sign(np.arange(16) - 8) + 1)
+    acc = np.where(y0 > 0, y0 + p0, -y0)
+    np.testing.assert_array_equal(y, np.where(acc > 5, 5, acc * 2))
+    np.testing.assert_array_equal(p, np.where(y0 > 0, 1, p0))
+
+
+def test_a_return_in_some_elements_masks_the_rest_of_the_function():
+    src = """
+__device__ int f(int v, int w) {
+  int y = 7;
+  if (v > 2) {
+    if (w > 0) return 100;   // taken in some elements only
+    y = 50;
+    if (v > 4) { int t = 1; if (w < -1) t = 2; y = y + t; }
+  }
+  int z = y + v;             // runs in the elements that did not return
+  return z;
+}
+__global__ void k(int *X, int *W) {
+  int r[8] = 0 ... 8;
+  *(X + r) = f(r, *(W + r));
+}"""
+    x = np.zeros(8, np.int32)
+    w = np.array([1, -1, 1, -1, 1, -1, -2, 0], np.int32)
+    run(src, "k", 1, x, w)
+    v = np.arange(8)
+    y = np.where(v > 2, 50 + np.where(v > 4, np.where(w < -1, 2, 1), 0), 7)
+    np.testing.assert_array_equal(x, np.where((v > 2) & (w > 0), 100, y + v))
+
+
+@pytest.mark.parametrize("body, message, line, col", [
+    ("  if (v > 0) { for (int i = 0; i < 2; i++) v = v + 1; }\n  return v;",
+     "a 'for' loop cannot run under a condition on a tile in an element-wise call of 'f'", 2, 16),
+    ("  for (int i = 0; i < 2; i++) { if (v > i) break; }\n  return v;",
+     "'break' cannot be taken under a condition on a tile in an element-wise call of 'f'", 2, 44),
+    ("  for (int i = 0; i < 2; i++) { if (v > i) return 1; }\n  return v;",
+     "a 'return' under a condition on a tile cannot be inside a loop", 2, 44),
+    ("  if (v > 0) return 1;\n  for (int i = 0; i < 2; i++) { if (i > 0) return 2; }\n  return v;",
+     "a 'return' inside a loop cannot be combined with a 'return' under a condition on a tile", 3, 44),
+    ("  if (v > 0) atomic_cas(P, 0, 1);\n  return v;",
+     "'atomic_cas' cannot be masked, so it cannot be in a branch of an 'if' on a tile", 2, 14),
+    ("  if (v > 0) g(P);\n  return v;",
+     "'g' accesses memory, which cannot be masked in a call from a branch of an 'if' on a tile", 2, 14),
+])
+def test_what_cannot_run_masked_is_an_error_with_a_note_at_the_call(body, message, line, col):
+    err = error_of(f"""__device__ int g(int *P) {{ *P = 1; return 0; }}
+__device__ int f(int v, int *P) {{
+{body}
+}}
+__global__ void k(int *X) {{
+  int r[16] = 0 ... 16;
+  *(X + r) = f(r - 8, X);
+}}""")
+    assert (err.message, err.loc.line - 1, err.loc.col) == (message, line, col)
     (note,) = err.diagnostic.notes
-    assert note.message == "in 'sign' applied element-wise to tiles (parameters of type 'int[16]') by this call"
-    assert (note.loc.line, note.loc.col) == (8, 14)
+    assert note.message == "in 'f' applied element-wise to tiles (parameters of type 'int[16]') by this call"
+    assert note.loc.line == body.count("\n") + 7
 
 
 def test_a_function_with_tile_parameters_is_not_element_wise():

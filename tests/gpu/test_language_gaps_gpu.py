@@ -2,7 +2,8 @@
 module (torch tensors) and compared with numpy and with the numpy interpreter on the same tile IR:
 
 * a shape-polymorphic ``__device__`` function (scalar parameters) called with tiles: applied
-  element-wise, its arguments broadcast, a local turned into a tile, a pointer tile gathered;
+  element-wise, its arguments broadcast, a local turned into a tile, an ``if`` on a tile with a
+  per-element ``return``, a pointer tile gathered;
 * the 2020-2021 corpus's matmul kernel named ``dot`` (``@`` still the product, on tensor cores
   for ``half``), with the ``--kernel`` selection of a file whose other kernel does not parse.
 
@@ -80,6 +81,7 @@ ELEMENTWISE = """
 __device__ float clampf(float v, float lo, float hi) { return min(max(v, lo), hi); }
 __device__ float soft(float v, float s) {
   float t = v * s;           // a tile in the element-wise instance
+  if (t > 1.5f) return 3.0f; // an 'if' on a tile: a return in those elements only
   float acc = 0.0f;
   for (int i = 0; i < 2; i++)
     acc = acc + clampf(t, -1.0f, 1.0f);
@@ -102,7 +104,8 @@ def test_elementwise_device_function_on_gpu_matches_numpy_and_interpreter(torch)
     s = (rng.standard_normal(32) * 2).astype(np.float32)
     y = np.zeros((256, 32), np.float32)
     gpu, ref = run_both(torch, ELEMENTWISE, CompileOptions(arch=GPU_ARCH), "k", (4,), [x, s, y, 3])
-    expected = 2 * np.clip(x * s[None, :], -1, 1) + 1 + 3
+    t = x * s[None, :]
+    expected = np.where(t > 1.5, 3, 2 * np.clip(t, -1, 1)) + 1 + 3
     np.testing.assert_allclose(ref[2], expected, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(gpu[2], ref[2], rtol=2e-6, atol=2e-6)
 

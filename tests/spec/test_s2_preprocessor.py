@@ -205,6 +205,33 @@ __global__ void k(float *X, float *S, float *Y) {
             'CHECK: tt.func @scaled__ew16x8(%v: f32[16,8], %s: f32[16,8]) -> f32[16,8] attributes {device}\n'
             'CHECK: {callee = "clampf__ew16x8_tss"} : f32[16,8]',
          ttir="CHECK-NOT: tt.call", gpu=True),
+    Rule("device_functions_if_on_a_tile_runs_masked", """
+// an element-wise call runs an 'if' on a tile per element: both branches masked, 'return' per element
+__device__ int sign(int v) {
+  if (v < 0) return -1;
+  return v > 0;
+}
+__device__ float bump(float *p, float v) {
+  float acc = 0.0f;
+  if (v > 0) {
+    acc = v + *p;   // loaded where v > 0 only
+    *p = 1.0f;      // stored where v > 0 only
+  } else {
+    acc = -v;
+  }
+  if (acc > 5.0f) return 5.0f;
+  return acc * 2.0f;
+}
+__global__ void k(int *S, float *P, float *Y) {
+  int r[64] = 0 ... 64;
+  *(S + r) = sign(r - 32);
+  *(Y + r) = bump(P + r, *(Y + r));
+}""", args=fixed(zeros(64, dtype=i32), randn(64) * 4, randn(64) * 4, ),
+         expect=lambda a: {0: np.sign(np.arange(64) - 32), 1: np.where(a[2] > 0, 1, a[1]),
+                           2: np.where(np.where(a[2] > 0, a[2] + a[1], -a[2]) > 5, 5,
+                                       2 * np.where(a[2] > 0, a[2] + a[1], -a[2]))},
+         ir='CHECK: tt.func @bump__ew64\nCHECK: tt.load %p, {{%[0-9]+}} : f32[64]\nCHECK: tt.store %p, {{%[0-9]+}}, {{%[0-9]+}}',
+         ttir="CHECK-NOT: tt.call", gpu=True),
     Rule("device_functions_pointers_loops_and_early_returns", """
 __device__ int first_negative(int *X, int n) {
   for (int i = 0; i < n; i++) {

@@ -50,6 +50,9 @@ class Sema(ExprChecker, CallChecker):
         self.calls: list[tuple[str, str, SourceLoc]] = []
         self.instances: dict[tuple, FuncInfo] = {}
         self.declarator_of: dict[int, int] = {}  # Symbol.uid of a local -> id() of its declarator
+        #: In an element-wise instance, inside a branch of an ``if`` on a tile: the number of scopes
+        #: open when the innermost such ``if`` started (``None`` elsewhere).
+        self.masked_from: int | None = None
 
     # -- errors and scopes ----------------------------------------------------------------------
     @staticmethod
@@ -244,9 +247,16 @@ class Sema(ExprChecker, CallChecker):
                 self.diag = DiagnosticSink(diag.disabled, diag.werror)
                 try:
                     self.body(f)
+                    if f.masked_return:  # the return flag is a tile: loops cannot test it
+                        loops = (n for n in f.node.body.walk() if isinstance(n, (ast.For, ast.While, ast.DoWhile)))
+                        ret = next((r for lp in loops for r in lp.walk() if isinstance(r, ast.Return)), None)
+                        if ret is not None:
+                            raise self.error("a 'return' inside a loop cannot be combined with a 'return' under a "
+                                             "condition on a tile", ret.loc)
                     break
                 except PromoteLocal:
                     self.scopes, self.loop_depth, self.current = self.scopes[:1], 0, None
+                    self.masked_from = None
             seen = {(w.message, w.loc) for w in diag.warnings}
             diag.warnings.extend(w for w in self.diag.warnings if (w.message, w.loc) not in seen)
         except CompileError as err:
@@ -283,6 +293,8 @@ class Sema(ExprChecker, CallChecker):
 
     # -- statements -----------------------------------------------------------------------------
     def stmt(self, s: ast.Stmt) -> None:
+        if self.masked_from is not None:
+            self.check_masked(s)
         if isinstance(s, ast.Compound):
             self.push()
             for item in s.items:
@@ -296,10 +308,14 @@ class Sema(ExprChecker, CallChecker):
         elif isinstance(s, ast.EmptyStmt):
             pass
         elif isinstance(s, ast.If):
-            self.condition(s.cond, "if")
-            self.scoped(s.then)
-            if s.otherwise is not None:
-                self.scoped(s.otherwise)
+            cond = self.value(s.cond)
+            if cond.type.is_tile and cond.type.is_scalar_value and self.current.elementwise_of is not None:
+                self.masked_if(s, cond.type)
+            else:
+                self.check_condition(cond, s.cond, "if")
+                self.scoped(s.then)
+                if s.otherwise is not None:
+                    self.scoped(s.otherwise)
         elif isinstance(s, (ast.For, ast.While, ast.DoWhile)):
             self.loop(s)
         elif isinstance(s, (ast.Break, ast.Continue)):
@@ -312,6 +328,9 @@ class Sema(ExprChecker, CallChecker):
             self.predicated(s)
         else:  # pragma: no cover - the parser builds no other statements
             raise self.error(f"unsupported statement {type(s).__name__}", s.loc)
+        if self.masked_from is not None:  # in a branch of an 'if' on a tile: everything runs masked
+            for e in _own_exprs(s):
+                self.check_maskable(e, "a branch of an 'if' on a tile")
 
     def scoped(self, s: ast.Stmt) -> None:
         self.push()
@@ -340,7 +359,9 @@ class Sema(ExprChecker, CallChecker):
         self.pop()
 
     def condition(self, e: ast.Expr, word: str) -> ExprInfo:
-        info = self.value(e)
+        return self.check_condition(self.value(e), e, word)
+
+    def check_condition(self, info: ExprInfo, e: ast.Expr, word: str) -> ExprInfo:
         if info.type.is_tile:
             raise self.error(f"tile condition in '{word}'; use a mask (e.g. '@cond stmt;' or 'cond ? a : b')", e.loc)
         if not info.type.is_scalar_value:
@@ -349,12 +370,56 @@ class Sema(ExprChecker, CallChecker):
 
     def promote_local(self, sym: Symbol | None, value: CType) -> None:
         """In an element-wise instance, a scalar local assigned a tile becomes a tile of that
-        shape: record it and check the body again (raises :class:`PromoteLocal`)."""
+        shape, and so does one declared outside an ``if`` on a tile and assigned in its branches
+        (it then differs per element): record it and check the body again (raises
+        :class:`PromoteLocal`)."""
         f = self.current
-        if (f is not None and f.elementwise_of is not None and sym is not None and sym.kind == "var"
-                and not sym.type.is_tile and value.is_tile and sym.uid in self.declarator_of):
-            f.promoted[self.declarator_of[sym.uid]] = value.shape
-            raise PromoteLocal()
+        if (f is None or f.elementwise_of is None or sym is None or sym.kind != "var" or sym.type.is_tile
+                or sym.uid not in self.declarator_of):
+            return
+        if value.is_tile:
+            shape = value.shape
+        elif self.masked_from is not None and not any(s.get(sym.name) is sym for s in self.scopes[self.masked_from:]):
+            shape = f.ew_shape
+        else:
+            return
+        f.promoted[self.declarator_of[sym.uid]] = shape
+        raise PromoteLocal()
+
+    def masked_if(self, s: ast.If, cond: CType) -> None:
+        """An ``if`` on a tile in an element-wise instance: both branches run, each masked by its
+        condition (loads, stores and atomics masked, assignments kept where the condition does
+        not hold, a ``return`` taken per element). What cannot be masked is an error: loops,
+        ``break``/``continue``, ``atomic_cas`` and memory-accessing calls in the branches, and a
+        ``return`` in a loop."""
+        f = self.current
+        if not can_broadcast_to(cond.shape, f.ew_shape):
+            raise self.error(f"condition of type '{cond}' does not broadcast to the shape "
+                             f"{list(f.ew_shape)} of the element-wise call", s.cond.loc)
+        if self.loop_depth:
+            for n in s.walk():
+                if isinstance(n, ast.Return):
+                    raise self.error("a 'return' under a condition on a tile cannot be inside a loop", n.loc)
+        outer, self.masked_from = self.masked_from, len(self.scopes)  # the innermost such 'if' decides
+        try:
+            self.scoped(s.then)
+            if s.otherwise is not None:
+                self.scoped(s.otherwise)
+        finally:
+            self.masked_from = outer
+
+    def check_masked(self, s: ast.Stmt) -> None:
+        """In a branch of an ``if`` on a tile (element-wise instance): reject what cannot run
+        masked (see :meth:`masked_if`)."""
+        if isinstance(s, (ast.For, ast.While, ast.DoWhile)):
+            raise self.error(f"a '{_LOOP_WORDS[type(s)]}' loop cannot run under a condition on a tile in an "
+                             f"element-wise call of '{self.current.elementwise_of}'", s.loc)
+        if isinstance(s, (ast.Break, ast.Continue)):
+            word = "break" if isinstance(s, ast.Break) else "continue"
+            raise self.error(f"'{word}' cannot be taken under a condition on a tile in an element-wise call of "
+                             f"'{self.current.elementwise_of}'", s.loc)
+        if isinstance(s, ast.Return):
+            self.current.masked_return = True
 
     def declarator(self, d: ast.Declarator) -> None:
         t = self.resolve_type(d.type)
@@ -419,6 +484,21 @@ class Sema(ExprChecker, CallChecker):
 
 class PromoteLocal(Exception):
     """Internal: a local of an element-wise instance must be a tile; the body is checked again."""
+
+
+def _own_exprs(s: ast.Stmt) -> list[ast.Expr]:
+    """The expressions of statement ``s`` itself (not of the statements nested in it)."""
+    if isinstance(s, ast.ExprStmt):
+        return [s.expr]
+    if isinstance(s, ast.Decl):
+        return [d.init for d in s.declarators if d.init is not None]
+    if isinstance(s, ast.Return):
+        return [s.value] if s.value is not None else []
+    if isinstance(s, ast.If):
+        return [s.cond]
+    if isinstance(s, ast.Predicated):
+        return [s.mask, s.stmt.expr] if isinstance(s.stmt, ast.ExprStmt) else [s.mask]
+    return []
 
 
 def _int_text(text: str) -> int | None:

@@ -117,7 +117,8 @@ class CallChecker:
             params.append(sym)
         attrs = [{} if tile else dict(a) for a, tile in zip(f.arg_attrs, mask)]
         result = f.result if f.result.is_void else f.result.with_shape(shape)
-        inst = FuncInfo(name, node, "device", params, result, attrs, elementwise_of=f.name, call_loc=e.loc)
+        inst = FuncInfo(name, node, "device", params, result, attrs, elementwise_of=f.name, call_loc=e.loc,
+                        ew_shape=shape)
         self.instances[key] = inst
         self.result.functions.append(inst)
         return inst

@@ -109,6 +109,7 @@ class ExprChecker:
             if sym.is_const:
                 raise self.error(f"cannot assign to variable '{sym.name}' with const-qualified type "
                                  f"'const {sym.type}'", target.loc)
+            self.promote_local(sym, sym.type)  # assigned under a condition on a tile: one value per element
             return info
         if is_deref(target):
             return self.value(target)
@@ -333,7 +334,7 @@ class ExprChecker:
             const = convert_const(chosen.const, chosen.type.base, elem.base)
         return ExprInfo(elem.with_shape(shape), const, op_type=elem, kind=kind)
 
-    def check_maskable(self, branch: ast.Expr) -> None:
+    def check_maskable(self, branch: ast.Expr, where: str = "a branch of a '?:' whose condition is a tile") -> None:
         """A branch of a tile ``?:`` runs masked by its condition (irgen masks every load, store
         and atomic in it); reject what cannot be masked: ``atomic_cas`` (no mask operand), calls
         of ``__device__`` functions that access memory, and loads in the arguments of a call
@@ -345,16 +346,15 @@ class ExprChecker:
             kind = info.kind if info is not None else None
             spelling = n.spelling or n.name
             if kind == "cas":
-                raise self.error(f"'{spelling}' cannot be masked, so it cannot be in a branch of a '?:' whose "
-                                 f"condition is a tile", n.loc)
+                raise self.error(f"'{spelling}' cannot be masked, so it cannot be in {where}", n.loc)
             if kind == "device":
                 if _accesses_memory(self.funcs, n.name, set()):
-                    raise self.error(f"'{n.name}' accesses memory, which cannot be masked in a call from a branch "
-                                     f"of a '?:' whose condition is a tile", n.loc)
+                    raise self.error(f"'{n.name}' accesses memory, which cannot be masked in a call from {where}",
+                                     n.loc)
                 for a in n.args:
                     if has_loads(a):
-                        raise self.error(f"a load in an argument of '{n.name}' cannot be masked by the condition "
-                                         f"of a tile '?:'; load it before the call", a.loc)
+                        raise self.error(f"a load in an argument of '{n.name}' cannot be masked in {where}; "
+                                         "load it before the call", a.loc)
 
     def common_value_type(self, a: tuple[ast.Expr, ExprInfo], b: tuple[ast.Expr, ExprInfo], loc) -> CType:
         """Element type of ``c ? a : b`` / ``select``: arithmetic conversions or equal pointers."""

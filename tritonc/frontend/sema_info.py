@@ -78,6 +78,10 @@ class FuncInfo:
     elementwise_of: str | None = None
     call_loc: SourceLoc | None = None
     promoted: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: An instance's broadcast shape; ``masked_return``: a ``return`` under an ``if`` whose
+    #: condition is a tile (the instance's return flag is then a tile of ``ew_shape``).
+    ew_shape: tuple[int, ...] = ()
+    masked_return: bool = False
 
 
 @dataclass
