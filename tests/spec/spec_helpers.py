@@ -1,4 +1,4 @@
-"""Spec conformance tests: one rule of ``/work/shared/spec/triton-c.md``, checked at four levels.
+"""Spec conformance tests: one rule of the language (docs/language.md), checked at four levels.
 
 A :class:`Rule` is a small Triton-C program plus what each level must see:
 

@@ -1,7 +1,7 @@
 """Semantic analysis of Triton-C: name resolution, types, shapes and the language's rules.
 
 ``analyze(tu, tunables=..., diag=...)`` checks a parsed :class:`~tritonc.frontend.ast.TranslationUnit`
-against the contract of ``/work/shared/spec/triton-c.md`` sections 2-6 and returns a
+against the language reference ``docs/language.md`` (sections 4-9) and returns a
 :class:`SemaResult`: the C type (:class:`~tritonc.frontend.ctype.CType`) of every expression,
 its value when it is a compile-time constant, the :class:`Symbol` every identifier and
 declaration binds to, and a few decisions irgen follows (which built-in a call is, whether a
@@ -16,7 +16,11 @@ are checked by :class:`~tritonc.frontend.sema_expr.ExprChecker` and calls by
 Rules implemented here: every ``void`` function is a kernel, ``__device__`` functions may
 return scalars or tiles and must not recurse (directly or through others); kernel parameters
 are scalars or pointers with attributes (spec section 4); locals may carry ``__multipleof``;
-inner scopes may redeclare a name, the same scope may not; tunables are integer constants
+a local may shadow a parameter (even in the outermost block) or an enclosing block's variable,
+with a ``-Wshadow`` warning, but one block may not declare a name twice; a user's function may
+take a built-in's name (``ast.Call.user``); a call of a device function with tile arguments
+checks an element-wise instance of it (``CallChecker.elementwise_instance``, checked after every
+function's own body, an ``if`` on a tile running masked there); tunables are integer constants
 valued ``tunables[name]`` or their first candidate; ``if``/loop conditions must be scalars;
 ``break``/``continue`` only inside loops; ``@mask stmt;`` predicates an assignment, a store or
 an atomic.

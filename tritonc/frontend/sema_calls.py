@@ -16,7 +16,11 @@ Each checked call records ``ExprInfo.kind`` for irgen:
   (``dot(a, b, c)`` = ``c + a @ b``), ``'trans'`` (``detail`` = axis order), ``'subscript'``
   (``__sum``, same plan as ``x[+]``), ``'reshape'``;
 * ``'atomic'`` (``detail`` = the ``tt.atomic_rmw`` kind: ``add fadd max umax fmax min umin
-  fmin xchg``), ``'cas'``, ``'barrier'``; ``'device'`` (``detail`` = callee).
+  fmin xchg``), ``'cas'``, ``'barrier'``; ``'device'`` (``detail`` = callee: the function, or its
+  element-wise instance for a call with tile arguments).
+
+A call whose spelling names a function of the file (``Call.user``) is that function, even when
+a built-in has the name.
 
 Atomics take a pointer or pointer tile; values (and the optional mask of ``atomic_add``,
 ``atomic_max``, ``atomic_min``) broadcast together with it; the result is the old value(s).
