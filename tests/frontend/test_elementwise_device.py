@@ -244,3 +244,33 @@ __global__ void k(float *X) {
   *(X + r) = f(*(X + r));
 }""")
     assert "@g__ew16(" in text and "g__ew16_st" not in text
+
+
+def test_increments_and_compound_assignments_under_an_if_on_a_tile_are_per_element():
+    src = """
+__device__ int count(int v) {
+  int n = 0;
+  if (v > 2) n++;
+  if (v > 4) ++n;
+  if (v > 5) n += 10;
+  return n;
+}
+__global__ void k(int *X) {
+  int r[8] = 0 ... 8;
+  *(X + r) = count(r);
+}"""
+    x = np.zeros(8, np.int32)
+    run(src, "k", 1, x)
+    v = np.arange(8)
+    np.testing.assert_array_equal(x, (v > 2).astype(int) + (v > 4) + 10 * (v > 5))
+
+
+def test_an_instance_name_never_collides_with_a_users_function():
+    text = ir("""
+__device__ int twice(int v) { return 2 * v; }
+__device__ int twice__ew16(int v) { return 3 * v; }
+__global__ void k(int *X) {
+  int r[16] = 0 ... 16;
+  *(X + r) = twice(r) + twice__ew16(1);
+}""")
+    assert "tt.func @twice__ew16_(%v: i32[16])" in text and 'callee = "twice__ew16_"' in text

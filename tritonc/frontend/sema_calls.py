@@ -111,6 +111,9 @@ class CallChecker:
         if inst is not None:
             return inst
         name = f"{f.name}__ew{'x'.join(map(str, shape))}" + ("" if all(mask) else "_" + "".join("ts"[not m] for m in mask))
+        taken = set(self.funcs) | {i.name for i in self.instances.values()}
+        while name in taken:  # a user's function of that name
+            name += "_"
         node = copy.deepcopy(f.node)  # fresh nodes: sema's facts are keyed by node identity
         node.name = name
         params = []
