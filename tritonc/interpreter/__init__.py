@@ -93,8 +93,10 @@ def run_function(module: Module, kernel_name: str, grid, args: Sequence[Any], *,
         A :class:`RunReport` (start order, scheduler switches, scheduling points).
 
     Raises:
-        InterpreterError: a bad argument, an invalid memory access, a deadlock or livelock, or
-            an op the interpreter does not know; messages name op, location and program id.
+        InterpreterError: a bad argument (one that breaks the kernel's ``__multipleof`` /
+            ``__aligned`` promise included, checked before anything runs), an invalid memory
+            access, a deadlock or livelock, or an op the interpreter does not know; messages name
+            op, location and program id.
     """
     f = module.get_function(kernel_name)
     if f is None or f.kind != "kernel":
