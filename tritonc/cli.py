@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .diagnostics import WARNINGS, CompileError, InternalCompilerError, SourceManager
+from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, SourceManager, parse_warning_flags
 from .files import same_file_as, write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
@@ -49,29 +49,6 @@ def _parse_int_list(text: str, what: str) -> list[int]:
     if not values:
         raise click.BadParameter(f"'{text}' is not a comma-separated list of integers", param_hint=what)
     return values
-
-
-def _warning_flags(flags: tuple[str, ...]) -> tuple[bool, frozenset[str]]:
-    """``-W`` values -> (``-Werror`` given, the warnings turned off). ``-W<name>`` turns
-    warning ``name`` back on after an earlier ``-Wno-<name>`` (the last one wins, as in gcc).
-
-    Raises:
-        click.BadParameter: a name that is not a warning (:data:`~tritonc.diagnostics.WARNINGS`).
-    """
-    werror, off = False, set()
-    for flag in flags:
-        if flag == "error":
-            werror = True
-            continue
-        name = flag[3:] if flag.startswith("no-") else flag
-        if name not in WARNINGS:
-            raise click.BadParameter(f"unknown warning flag '-W{flag}' (warnings: {', '.join(WARNINGS)})",
-                                     param_hint="-W")
-        if flag.startswith("no-"):
-            off.add(name)
-        else:
-            off.discard(name)
-    return werror, frozenset(off)
 
 
 def _parse_tune(text: str) -> tuple[str, list[int]]:
@@ -128,9 +105,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
 @click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
-@click.option("-W", "warning_flags", multiple=True, metavar="FLAG",
-              help="-Werror (warnings are errors), -W<name> / -Wno-<name> (turn a warning on / off); names: "
-                   + ", ".join(WARNINGS) + ".")
+@click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror; -W<name> / -Wno-<name> switch a warning on / off: "
+                   + ", ".join(WARNING_FLAGS) + ".")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
 @click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass.")
 @click.option("--time-passes", is_flag=True, help="Print the wall time of each pass.")
@@ -148,7 +124,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
 
     kinds = _emit_kinds(emit, output)
     paths = _output_paths(kinds, output, source)
-    werror, off = _warning_flags(warning_flags)
+    try:
+        off, werror = parse_warning_flags(warning_flags)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="-W") from None
     warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
     if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
         raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")

@@ -17,7 +17,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 
 @dataclass(frozen=True, order=True)
@@ -171,22 +171,52 @@ def recursion_headroom(limit: int = RECURSION_LIMIT) -> Iterator[None]:
                 _headroom_saved = None
 
 
-#: The named warnings: ``-W<name>`` keeps one on, ``-Wno-<name>`` turns it off. All are on by
-#: default. Name -> what it warns about (``tritonc --help`` and docs/cli.md list them).
-WARNINGS: dict[str, str] = {
-    "double-promotion": "an unsuffixed floating literal turns a float or half tile into double",
-    "return-type": "control reaches the end of a function that returns a value",
-    "readonly-store": "a store or atomic writes through a pointer declared __readonly "
-                      "(the store is kept and the promise ignored)",
-    "cpp": "#warning directives",
+#: The named warnings, all on by default: ``-W<name>`` turns one on, ``-Wno-<name>`` off (the
+#: last flag for a name wins), ``-Werror`` makes every warning an error (``-Wno-error`` undoes
+#: it). A name not listed here is a usage error. A new warning adds its name here and calls
+#: ``DiagnosticSink.warn(name, ...)``.
+WARNING_FLAGS: dict[str, str] = {
+    "double-promotion": "an unsuffixed floating literal turns a float or half tile into double arithmetic",
+    "return-type": "a non-void __device__ function may end without returning a value",
+    "shadow": "a declaration reuses the name of a parameter or of a variable of an enclosing block",
+    "readonly-store": "a store or atomic writes through a pointer declared __readonly (the store is kept "
+                      "and the promise is not used for that pointer)",
+    "cpp": "a #warning directive",
 }
+
+
+def parse_warning_flags(flags: Iterable[str], disabled: Iterable[str] = ()) -> tuple[frozenset[str], bool]:
+    """The warnings switched off and whether ``-Werror`` is on, from ``-W`` arguments.
+
+    Args:
+        flags: the arguments without their ``-W``, in command-line order: ``error``,
+            ``no-error``, ``<name>`` or ``no-<name>`` for a name of :data:`WARNING_FLAGS`.
+        disabled: names already off before these flags.
+
+    Returns:
+        ``(disabled names, werror)``.
+
+    Raises:
+        ValueError: an unknown name; the message quotes the flag as ``-W<flag>``.
+    """
+    off = set(disabled)
+    werror = False
+    for flag in flags:
+        name = flag[3:] if flag.startswith("no-") else flag
+        if name == "error":
+            werror = not flag.startswith("no-")
+        elif name in WARNING_FLAGS:
+            (off.add if flag.startswith("no-") else off.discard)(name)
+        else:
+            raise ValueError(f"unknown warning flag '-W{flag}'")
+    return frozenset(off), werror
 
 
 class DiagnosticSink:
     """Collects warnings during one compilation; errors are raised as :class:`CompileError`.
 
-    ``disabled`` holds warning flags switched off with ``-Wno-<flag>``; ``werror`` turns every
-    warning into an error.
+    ``disabled`` holds warning flags switched off with ``-Wno-<flag>`` (names of
+    :data:`WARNING_FLAGS`); ``werror`` turns every warning into an error.
     """
 
     def __init__(self, disabled: frozenset[str] = frozenset(), werror: bool = False) -> None:
@@ -194,13 +224,13 @@ class DiagnosticSink:
         self.disabled = disabled
         self.werror = werror
 
-    def warn(self, flag: str, message: str, loc: SourceLoc | None) -> None:
-        """Record warning ``flag`` (a key of :data:`WARNINGS`) unless ``-Wno-<flag>`` disabled it;
-        with ``-Werror`` raise it as a :class:`CompileError`."""
-        assert flag in WARNINGS, f"unregistered warning flag {flag!r}"
+    def warn(self, flag: str, message: str, loc: SourceLoc | None, notes: list[Diagnostic] | None = None) -> None:
+        """Report warning ``flag`` (a :data:`WARNING_FLAGS` name) unless it is disabled; under
+        ``-Werror`` raise it as a :class:`CompileError` instead. ``notes`` follow the message."""
+        assert flag in WARNING_FLAGS, f"unregistered warning flag {flag!r}"
         if flag in self.disabled:
             return
         text = f"{message} [-W{flag}]"
         if self.werror:
-            raise CompileError(text, loc)
-        self.warnings.append(Diagnostic("warning", text, loc))
+            raise CompileError(text, loc, notes)
+        self.warnings.append(Diagnostic("warning", text, loc, list(notes or [])))

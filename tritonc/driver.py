@@ -133,13 +133,13 @@ def frontend(text: str, path: str, options: CompileOptions, sources: SourceManag
 
     defines: dict[str, str | None] = dict(options.defines)
     pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
-    tu = parse_preprocessed(pre, path)
+    tu = parse_preprocessed(pre, path, options.kernel)  # --kernel: the other functions are not parsed
     declared = {d.name for d in tu.tunables}
     extra = {k: str(v[0]) for k, v in options.tune.items() if k not in declared and k not in defines}
     if extra:
         defines.update(extra)
         pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
-        tu = parse_preprocessed(pre, path)
+        tu = parse_preprocessed(pre, path, options.kernel)
     module = generate_ir(tu, tunables=_tunable_values(tu, options), diag=diag,
                          num_warps=options.num_warps or 4)
     if options.kernel is not None:

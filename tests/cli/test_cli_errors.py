@@ -266,14 +266,27 @@ CASES = [
         "typedef int T;\n",
         "bad.tri:1:1: error: 'typedef' is not supported in Triton-C; use a macro (#define NAME type)")),
     case("nested-c-array", Bad(
-        "T x[16][8] is not a tile; the hint shows T x[D0, D1]",
+        "float x[16][8] is not a tile; the hint names the dimensions: float x[16, 8]",
         src("""
             void k(float *p) {
               float x[16][8];
             }
         """),
-        "bad.tri:2:14: error: C arrays of arrays are not tiles: write 'T x[D0, D1]' instead of "
-        "'T x[D0][D1]...'")),
+        "bad.tri:2:14: error: C arrays of arrays are not tiles: write 'float x[16, 8]' instead of "
+        "'float x[16][8]'")),
+    case("constant-memory-table", Bad(
+        "a paper-era __constant__ table gets a precise diagnostic: what is unsupported, what to write",
+        src("""
+            #define NB 64
+            __constant__ int* delta = alloc_const int[NB];
+            void shift(int *X) {
+              int r[NB] = 0 ... NB;
+              *(X + r) = *(delta + r);
+            }
+        """),
+        "bad.tri:2:1: error: constant-memory tables ('__constant__') are not supported in Triton-C; keep "
+        "the table in a global array and pass it to the kernel as a pointer argument (e.g. 'int *delta "
+        "__readonly', then '*(delta + i)')")),
     # --- preprocessor ------------------------------------------------------------------------
     case("error-in-included-file", Bad(
         "a syntax error inside an #included header points into that header",
@@ -469,6 +482,35 @@ def test_kernel_option_names_a_missing_kernel(tmp_path):
     assert run.status == 1
     assert run.err_lines == ["tritonc: error: no kernel named 'mean' in this file (kernels: row_sum, col_sum)"]
     assert list(tmp_path.iterdir()) == []
+
+
+TWO_DEFINE_SETS = src("""
+    __global__ void add(float *X, float *Y) {
+      int r[BLOCK] = 0 ... BLOCK;
+      *(Y + r) = *(X + r) + 1.0f;
+    }
+    __global__ void other(TYPE *X) {
+      TYPE x[TM] = *(X + (0 ... TM));
+      *(X + (0 ... TM)) = x * 2;
+    }
+""")
+
+
+def test_kernel_option_builds_one_kernel_of_a_file_that_needs_different_defines(tmp_path, monkeypatch):
+    """With --kernel K the other kernels are not parsed: their macros (even types) may be undefined."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "two.tri").write_text(TWO_DEFINE_SETS)
+    run = tritonc("two.tri", "--kernel", "add", "-D", "BLOCK=64", "--emit=ttir,ptx", "-o", "add")
+    assert (run.status, run.stderr) == (0, ""), run.output
+    ttir = (tmp_path / "add.ttir").read_text()
+    assert "tt.func @add" in ttir and "other" not in ttir
+    run = tritonc("two.tri", "--kernel", "other", "-D", "TYPE=half", "-D", "TM=128", "--emit=ttir", "-o", "other.ttir")
+    assert (run.status, run.stderr) == (0, ""), run.output
+    assert "tt.func @other(%X: ptr<f16>)" in (tmp_path / "other.ttir").read_text()
+    run = tritonc("two.tri", "-D", "BLOCK=64", "--emit=ttir", "-o", "all.ttir")
+    assert run.status == 1
+    assert run.err_lines[0] == "two.tri:5:23: error: expected ')' before 'TYPE'"
+    assert not (tmp_path / "all.ttir").exists()
 
 
 def test_input_file_missing(tmp_path, monkeypatch):
@@ -739,8 +781,8 @@ USAGE = [
      "Error: Invalid value for --tune: 'a,b' is not a comma-separated list of integers"),
     ("--tune with no values after =", ["--tune", "TM="],
      "Error: Invalid value for --tune: '' is not a comma-separated list of integers"),
-    ("unknown -W flag", ["-Wfoo"], "Error: Invalid value for -W: unknown warning flag '-Wfoo' (warnings: ..."),
-    ("unknown -Wno- flag", ["-Wno-foo"], "Error: Invalid value for -W: unknown warning flag '-Wno-foo' (warnings: ..."),
+    ("unknown -W flag", ["-Wfoo"], "Error: Invalid value for -W: unknown warning flag '-Wfoo'"),
+    ("unknown -Wno- flag", ["-Wno-foo"], "Error: Invalid value for -W: unknown warning flag '-Wno-foo'"),
     ("--num-warps not a number", ["--num-warps", "x"],
      "Error: Invalid value for --num-warps: 'x' is not a comma-separated list of integers"),
     ("--num-warps 0", ["--num-warps", "0"], "Error: Invalid value for --num-warps: 0 is not a power of two from 1 to 32"),
@@ -866,6 +908,46 @@ def test_warnings_before_an_error_are_shown_too(tmp_path, monkeypatch):
     assert run.err_lines == [f"w.tri:3:27: warning: {PROMOTION}", *quoted(tmp_path / "w.tri", 3, 27),
                              "w.tri:4:11: error: use of undeclared identifier 'z'", *quoted(tmp_path / "w.tri", 4, 11)]
     assert not (tmp_path / "w.cubin").exists()
+
+
+SHADOWS = src("""
+    void matmul(restrict read_only fp32 *a, fp32 *c) {
+      fp32 *pa[16] = a + (0 ... 16);
+      fp32 a[16] = *pa;
+      *(c + (0 ... 16)) = a;
+    }
+""")
+SHADOW = "declaration of 'a' shadows a parameter; from here on 'a' means the new variable [-Wshadow]"
+
+
+@pytest.mark.parametrize("flags, warned", [
+    ((), True), (("-Wshadow",), True), (("-Wno-shadow",), False), (("-Wno-shadow", "-Wshadow"), True),
+    (("-Wshadow", "-Wno-shadow"), False), (("-Wno-double-promotion",), True)])
+def test_shadow_warning_follows_its_flags(tmp_path, monkeypatch, flags, warned):
+    """A paper-era kernel redeclares its parameter 'a': accepted, with -Wshadow (on by default; the
+    last of -Wshadow / -Wno-shadow wins)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.tri").write_text(SHADOWS)
+    run = tritonc("s.tri", *flags, "--emit=ttir", "-o", "s.ttir")
+    assert run.status == 0, run.output
+    if warned:
+        assert run.err_lines == [f"s.tri:3:8: warning: {SHADOW}", *quoted(tmp_path / "s.tri", 3, 8),
+                                 "s.tri:1:38: note: shadowed declaration is here", *quoted(tmp_path / "s.tri", 1, 38)]
+    else:
+        assert run.stderr == ""
+    assert "tt.load" in (tmp_path / "s.ttir").read_text()
+
+
+def test_werror_makes_the_shadow_warning_an_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.tri").write_text(SHADOWS)
+    run = tritonc("s.tri", "-Werror", "--emit=ttir", "-o", "s.ttir")
+    assert_clean(run)
+    assert run.status == 1
+    assert run.err_lines[0] == f"s.tri:3:8: error: {SHADOW}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.tri"]
+    run = tritonc("s.tri", "-Werror", "-Wno-error", "--emit=ttir", "-o", "s.ttir")
+    assert run.status == 0 and run.err_lines[0] == f"s.tri:3:8: warning: {SHADOW}"
 
 
 # ----------------------------------------------------------------------------- as a real process

@@ -32,8 +32,17 @@ def error_of(src, path="err.tri", **kw):
     ("void f() {\n  int x = 1 \u2192 2;\n}\n", "stray '\u2192' in program", 2, 13),
     # constructs outside Triton-C
     ("void f() {\n  float x[16][8];\n}\n",
-     "C arrays of arrays are not tiles: write 'T x[D0, D1]' instead of 'T x[D0][D1]...'", 2, 14),
+     "C arrays of arrays are not tiles: write 'float x[16, 8]' instead of 'float x[16][8]'", 2, 14),
     ("\nstruct S { int a; };\n", "'struct' types are not supported in Triton-C", 2, 1),
+    # constant-memory tables of the paper-era shift convolution: what is unsupported, what to write
+    ("void shift(int *X) {\n  __constant__ int* delta = alloc_const int[16];\n}\n",
+     "constant-memory tables ('__constant__') are not supported in Triton-C; keep the table in a global "
+     "array and pass it to the kernel as a pointer argument (e.g. 'int *delta __readonly', then "
+     "'*(delta + i)')", 2, 3),
+    ("void shift(int *X) {\n  int* delta = alloc_const int[16];\n}\n",
+     "'alloc_const' (a constant-memory table) is not supported in Triton-C; keep the table in a global "
+     "array and pass it to the kernel as a pointer argument (e.g. 'int *delta __readonly', then "
+     "'*(delta + i)')", 2, 16),
     ("union U { int a; };\n", "'union' types are not supported in Triton-C", 1, 1),
     ("enum E { A };\n", "'enum' types are not supported in Triton-C; use macros for constants", 1, 1),
     ("typedef int T;\n", "'typedef' is not supported in Triton-C; use a macro (#define NAME type)", 1, 1),

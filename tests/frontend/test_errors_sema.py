@@ -8,7 +8,8 @@ CASES = [
     # names and scopes
     ("void k() {\n  int y = x + 1;\n}\n", "use of undeclared identifier 'x'", 2, 11),
     ("void k() {\n  int a = 1;\n  float a = 2;\n}\n", "redefinition of 'a'", 3, 9),
-    ("void k(int n) {\n  int n = 2;\n}\n", "redefinition of 'n'", 2, 7),
+    # a parameter may be redeclared once (-Wshadow, spec 2); a second declaration in that block may not
+    ("void k(int n) {\n  int n = 2;\n  int n = 3;\n}\n", "redefinition of 'n'", 3, 7),
     ("void k() {\n  const int n = 3;\n  n = 4;\n}\n",
      "cannot assign to variable 'n' with const-qualified type 'const int'", 3, 3),
     ("void k(int x) {\n  3 = x;\n}\n", "expression is not assignable", 2, 3),

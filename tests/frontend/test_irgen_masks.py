@@ -335,7 +335,8 @@ __global__ void k(float *X, float *Y, int n) {
      "'load' accesses memory, which cannot be masked in a call from a branch of a '?:' whose condition is a tile",
      22),
     ("*(O + r) = r < n ? twice(*(P + r)) : 0;",
-     "a load in an argument of 'twice' cannot be masked by the condition of a tile '?:'; load it before the call",
+     "a load in an argument of 'twice' cannot be masked in a branch of a '?:' whose condition is a tile; "
+     "load it before the call",
      28),
 ])
 def test_what_cannot_be_masked_is_rejected(body, message, col):

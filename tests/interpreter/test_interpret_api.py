@@ -34,13 +34,14 @@ def test_vector_add_and_softmax_examples():
 
 def test_matmul_example_with_tunables():
     M, N, K = 100, 70, 90
-    A = rng.standard_normal((M, K)).astype(np.float16)
-    B = rng.standard_normal((K, N)).astype(np.float16)
-    C = np.zeros((M, N), np.float16)
-    tritonc.interpret(example("matmul.tri"), "matmul", (2, 2), A, B, C, M, N, K, K, N, N,
+    lda, ldb = 96, 72  # leading dimensions keep the example's __multipleof(8) promises
+    A = rng.standard_normal((M, lda)).astype(np.float16)
+    B = rng.standard_normal((K, ldb)).astype(np.float16)
+    C = np.zeros((M, ldb), np.float16)
+    tritonc.interpret(example("matmul.tri"), "matmul", (2, 2), A, B, C, M, N, K, lda, ldb, ldb,
                       tunables={"TM": 64, "TN": 64, "TK": 32})
-    ref = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float16)
-    np.testing.assert_allclose(C.astype(np.float32), ref.astype(np.float32), rtol=2e-3, atol=2e-3)
+    ref = (A[:, :K].astype(np.float64) @ B[:, :N].astype(np.float64)).astype(np.float16)
+    np.testing.assert_allclose(C[:, :N].astype(np.float32), ref.astype(np.float32), rtol=2e-3, atol=2e-3)
 
 
 def test_transpose_reduce_layernorm_examples():
@@ -90,3 +91,68 @@ def test_out_of_bounds_error_points_at_the_source():
 """
     with pytest.raises(InterpreterError, match=r"tt.store at \S+:3:\d+ in program \(1\): element \[4\]: out-of-bounds"):
         tritonc.interpret(src, "fill", (2,), np.zeros(20, np.float32), 20)
+
+
+# -- promises: tritonc.interpret checks __multipleof / __aligned as the launchers do ----------------
+
+PROMISES = """
+__global__ void k(float *X __aligned(16), half *H __multipleof(8), float *Out,
+                  int lda __multipleof(8), int n) {
+  int r[8] = 0 ... 8;
+  *(Out + r) = *(X + r * lda) + (float) *(H + r) + n;
+}"""
+
+
+def promise_args(**change):
+    args = {"X": np.ones(64, np.float32), "H": np.ones(8, np.float16), "Out": np.zeros(8, np.float32),
+            "lda": 8, "n": 70}
+    args.update(change)
+    return list(args.values())
+
+
+def test_arguments_that_keep_the_promises_run():
+    args = promise_args(X=np.ones(80, np.float32)[16:])  # a view 64 bytes into its allocation
+    tritonc.interpret(PROMISES, "k", 1, *args)
+    assert (args[2] == 72).all()
+
+
+def test_a_scalar_breaking_multipleof_is_refused():
+    """The issue's case: lda = 70 despite __multipleof(8)."""
+    with pytest.raises(InterpreterError, match=r"argument 3 \(%lda: i32\) of @k = 70 breaks its "
+                                               r"__multipleof\(8\) promise; pass a multiple of 8"):
+        tritonc.interpret(PROMISES, "k", 1, *promise_args(lda=70))
+
+
+def test_a_misaligned_view_breaks_aligned():
+    x = np.ones(80, np.float32)[1:]  # 4 bytes into its allocation
+    with pytest.raises(InterpreterError, match=r"argument 0 \(%X: ptr<f32>\) of @k starts 4 bytes into its "
+                                               r"allocation, which breaks its __aligned\(16\) promise"):
+        tritonc.interpret(PROMISES, "k", 1, *promise_args(X=x))
+
+
+def test_a_pointer_breaking_multipleof_is_refused_and_nothing_is_written():
+    h = np.ones(16, np.float16)[2:]  # 4 bytes in: not a multiple of 8
+    out = np.zeros(8, np.float32)
+    with pytest.raises(InterpreterError, match=r"argument 1 \(%H: ptr<f16>\) of @k starts 4 bytes into its "
+                                               r"allocation, which breaks its __multipleof\(8\) promise"):
+        tritonc.interpret(PROMISES, "k", 1, *promise_args(H=h, Out=out))
+    assert not out.any()
+
+
+def test_null_pointers_and_unpromised_parameters_are_not_checked():
+    src = """
+__global__ void k(float *X __aligned(16), float *Out, int n) {
+  *Out = n;  // X is never read
+}"""
+    out = np.zeros(4, np.float32)[1:]
+    tritonc.interpret(src, "k", 1, None, out, 7)
+    assert out[0] == 7
+
+
+def test_run_function_checks_the_promises_of_the_ir_too():
+    from tritonc.driver import compile_to_ttir
+    from tritonc.interpreter import run_function
+
+    module = compile_to_ttir(PROMISES)
+    with pytest.raises(InterpreterError, match="breaks its __multipleof"):
+        run_function(module, "k", 1, promise_args(lda=12))

@@ -253,13 +253,15 @@ def check_frontend(rule: Rule) -> None:
     """Parse and sema accept the program; warnings and declared types are as expected."""
     opts = rule.compile_options()
     diag = DiagnosticSink()
-    tu = parse(rule.src, "<source>", defines=opts.defines, include_dirs=opts.include_dirs, sink=diag)
+    tu = parse(rule.src, "<source>", defines=opts.defines, include_dirs=opts.include_dirs, sink=diag,
+               kernel=opts.kernel)
     tunables = {k: v[0] for k, v in opts.tune.items()}
     declared = {d.name for d in tu.tunables}
     macros = {k: str(v) for k, v in tunables.items() if k not in declared and k not in opts.defines}
     if macros:  # --tune NAME=... for a name that is not a 'const tunable' is a macro (as the driver does)
         diag = DiagnosticSink()
-        tu = parse(rule.src, "<source>", defines={**opts.defines, **macros}, include_dirs=opts.include_dirs, sink=diag)
+        tu = parse(rule.src, "<source>", defines={**opts.defines, **macros}, include_dirs=opts.include_dirs, sink=diag,
+                   kernel=opts.kernel)
     result = analyze(tu, tunables=tunables, diag=diag)
     if rule.warnings is not None:
         # Warnings found on the tile IR (-Wreadonly-store) come from irgen: take the whole

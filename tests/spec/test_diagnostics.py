@@ -48,8 +48,9 @@ CASES = [
            2, 11),
     Reject("device_wrong_argument_count", "__device__ int f(int a, int b) { return a + b; }\nvoid k(int *p) {\n"
            "  *p = f(1);\n}\n", "'f' takes 2 arguments, 1 given", 3, 8),
-    Reject("builtin_redefined", "__device__ int min(int a, int b) {\n  return a;\n}\n",
-           "'min' is a built-in function and cannot be redefined", 1, 16),
+    Reject("calling_a_kernel_named_dot", "__global__ void dot(float *A, float *B) { }\n"
+           "__global__ void k(float *X) {\n  float x[16, 16] = 0;\n  float y[16, 16] = dot(x, x);\n}\n",
+           "cannot call kernel 'dot'; only '__device__' functions can be called", 4, 21),
     Reject("error_directive", "#if !defined(TM)\n#error define TM\n#endif\n", "#error define TM", 2, 2),
     Reject("missing_include", "\n#include \"nowhere.h\"\n", "'nowhere.h' file not found", 2, 10),
 
@@ -71,9 +72,14 @@ CASES = [
            "tile dimension 6 is not a power of two", 1, 18),
     Reject("pow2_zero", "void k() {\n  float x[0] = 0;\n}\n", "tile dimension 0 is not a power of two", 2, 11),
     Reject("nested_c_array", "void k() {\n  float x[16][8];\n}\n",
-           "C arrays of arrays are not tiles: write 'T x[D0, D1]' instead of 'T x[D0][D1]...'", 2, 14),
+           "C arrays of arrays are not tiles: write 'float x[16, 8]' instead of 'float x[16][8]'", 2, 14),
     Reject("nested_c_array_param", "void k(float *p[4][4]) {\n}\n",
-           "C arrays of arrays are not tiles: write 'T x[D0, D1]' instead of 'T x[D0][D1]...'", 1, 19),
+           "C arrays of arrays are not tiles: write 'float *p[4, 4]' instead of 'float *p[4][4]'", 1, 19),
+    Reject("nested_c_array_macros", "void k() {\n  unsigned int x[TM][TN][2];\n}\n",
+           "C arrays of arrays are not tiles: write 'unsigned int x[16, 8, 2]' instead of "
+           "'unsigned int x[16][8][2]'", 2, 21, defines={"TM": "16", "TN": "8"}),
+    Reject("nested_c_array_cast", "void k(float *X) {\n  float y[4] = (float[2][2]) *X;\n}\n",
+           "C arrays of arrays are not tiles: write 'float[2, 2]' instead of 'float[2][2]'", 2, 25),
     Reject("struct", "struct S { int a; };\n", "'struct' types are not supported in Triton-C", 1, 1),
     Reject("union", "void k() {\n  union U u;\n}\n", "'union' types are not supported in Triton-C", 2, 3),
     Reject("enum", "enum E { A };\n", "'enum' types are not supported in Triton-C; use macros for constants", 1, 1),

@@ -149,6 +149,14 @@ __global__ void first(int *Out) { *Out = twice(1); }
 void second(int *Out) { *Out = twice(21); }
 """, kernel="second", options={"kernel": "second"}, args=lambda: [zeros(1, dtype=i32)], expect=lambda a: {0: [42]},
          ir="CHECK-NOT: @first\nCHECK: tt.func @second", ttir="CHECK-NOT: @first\nCHECK: tt.func @second"),
+    Rule("kernel_selection_skips_unparsable_kernels", """
+__device__ int twice(int x) { return 2 * x; }
+__device__ TYPE unused(TYPE x) { return x; }
+void second(int *Out) { *Out = twice(21); }
+__global__ void first(TYPE *X) {  // TYPE and TM are undefined: with --kernel second, never parsed
+  TYPE x[TM] = *(X + (0 ... TM));
+}""", kernel="second", options={"kernel": "second"}, args=lambda: [zeros(1, dtype=i32)], expect=lambda a: {0: [42]},
+         ir="CHECK: tt.func @twice\nCHECK-NOT: @unused\nCHECK: tt.func @second\nCHECK-NOT: @first"),
     Rule("device_functions_scalar_and_tile", """
 #define N 16
 __device__ float[N] clamp(float x[N], float lo, float hi) {
@@ -175,6 +183,55 @@ __global__ void k(float *X, float *Y, int *S) {
             "CHECK: tt.func @sq_clamped\nCHECK: tt.call %x, {{.*}} {callee = \"clamp\"}\nCHECK: tt.func @k\n"
             "CHECK: tt.call %x {callee = \"sq_clamped\"}",
          ttir="CHECK-NOT: tt.call\nCHECK: tt.func @k", gpu=True),
+    Rule("device_functions_are_shape_polymorphic", """
+// scalar parameters called with tiles: applied element-wise, arguments broadcast, tile result
+__device__ float clampf(float v, float lo, float hi) { return min(max(v, lo), hi); }
+__device__ float scaled(float v, float s) {
+  float t = v * s;  // a tile in the element-wise instance
+  return clampf(t, -1.0f, 1.0f);
+}
+__device__ float gather(float *p) { return *p; }
+__global__ void k(float *X, float *S, float *Y) {
+  int r[16] = 0 ... 16;
+  int c[8] = 0 ... 8;
+  float x[16, 8] = gather(X + r[:, newaxis] * 8 + c[newaxis, :]);
+  float s[8] = *(S + c);
+  *(Y + r[:, newaxis] * 8 + c[newaxis, :]) = scaled(x, s) + clampf(2.0f, 0.0f, 1.0f);
+}""", args=fixed(randn(16, 8), randn(8) * 2, zeros(16, 8)),
+         expect=lambda a: {2: np.clip(a[0] * a[1][None, :], -1, 1) + 1},
+         types={"x": "float[16, 8]", "t": "float[16, 8]"},
+         ir='CHECK: tt.func @k\nCHECK: tt.call {{.*}} {callee = "gather__ew16x8"} : f32[16,8]\n'
+            'CHECK: {callee = "scaled__ew16x8"} : f32[16,8]\n'
+            'CHECK: tt.func @scaled__ew16x8(%v: f32[16,8], %s: f32[16,8]) -> f32[16,8] attributes {device}\n'
+            'CHECK: {callee = "clampf__ew16x8_tss"} : f32[16,8]',
+         ttir="CHECK-NOT: tt.call", gpu=True),
+    Rule("device_functions_if_on_a_tile_runs_masked", """
+// an element-wise call runs an 'if' on a tile per element: both branches masked, 'return' per element
+__device__ int sign(int v) {
+  if (v < 0) return -1;
+  return v > 0;
+}
+__device__ float bump(float *p, float v) {
+  float acc = 0.0f;
+  if (v > 0) {
+    acc = v + *p;   // loaded where v > 0 only
+    *p = 1.0f;      // stored where v > 0 only
+  } else {
+    acc = -v;
+  }
+  if (acc > 5.0f) return 5.0f;
+  return acc * 2.0f;
+}
+__global__ void k(int *S, float *P, float *Y) {
+  int r[64] = 0 ... 64;
+  *(S + r) = sign(r - 32);
+  *(Y + r) = bump(P + r, *(Y + r));
+}""", args=fixed(zeros(64, dtype=i32), randn(64) * 4, randn(64) * 4, ),
+         expect=lambda a: {0: np.sign(np.arange(64) - 32), 1: np.where(a[2] > 0, 1, a[1]),
+                           2: np.where(np.where(a[2] > 0, a[2] + a[1], -a[2]) > 5, 5,
+                                       2 * np.where(a[2] > 0, a[2] + a[1], -a[2]))},
+         ir='CHECK: tt.func @bump__ew64\nCHECK: tt.load %p, {{%[0-9]+}} : f32[64]\nCHECK: tt.store %p, {{%[0-9]+}}, {{%[0-9]+}}',
+         ttir="CHECK-NOT: tt.call", gpu=True),
     Rule("device_functions_pointers_loops_and_early_returns", """
 __device__ int first_negative(int *X, int n) {
   for (int i = 0; i < n; i++) {
@@ -247,6 +304,53 @@ __global__ void k(float *X) {
                    "write '0.5f' to stay in single precision [-Wdouble-promotion]"],
          ir="CHECK: arith.extf %x : f64[16]\nCHECK: arith.mulf {{.*}} : f64[16]\nCHECK: arith.truncf\n"
             "CHECK: arith.mulf {{.*}} : f32[16]"),
+    # A user's function may take a built-in's name; in that file the user's definition wins.
+    Rule("kernel_named_dot", """
+// the 2020-2021 corpus names its matmul kernel 'dot'; '@' still means the product
+#define TM 32
+#define TN 32
+#define TK 16
+__global__ void dot(TYPE *A, TYPE *B, float *C, int K, int lda, int ldb, int ldc) {
+  int rm[TM] = get_program_id(0) * TM + 0 ... TM;
+  int rn[TN] = get_program_id(1) * TN + 0 ... TN;
+  int rk[TK] = 0 ... TK;
+  TYPE *pa[TM, TK] = A + rm[:, newaxis] * lda + rk[newaxis, :];
+  TYPE *pb[TK, TN] = B + rk[:, newaxis] * ldb + rn[newaxis, :];
+  float acc[TM, TN] = 0;
+  for (int k = K; k > 0; k -= TK) {
+    acc += *pa @ *pb;
+    pa += TK;
+    pb += TK * ldb;
+  }
+  *(C + rm[:, newaxis] * ldc + rn[newaxis, :]) = acc;
+}""", defines={"TYPE": "half"}, grid=(2, 2),
+         args=fixed(randn(64, 48, dtype=f16), randn(48, 64, dtype=f16), zeros(64, 64), 48, 48, 64, 64),
+         expect=lambda a: {2: a[0].astype(np.float64) @ a[1].astype(np.float64)}, rtol=1e-5, atol=1e-5,
+         gpu_rtol=2e-3, gpu_atol=2e-3,
+         ir="CHECK: tt.func @dot(%A: ptr<f16>{{.*}} attributes {kernel}\nCHECK: tt.dot {{.*}} : f32[32,32]"),
+    Rule("user_functions_take_builtin_names", """
+__device__ float max(float a, float b) { return a + b; }  // the user's 'max' wins for calls
+__device__ float[8] trans(float x[8]) { return -x; }
+__global__ void k(float *X, float *Y) {
+  int r[8] = 0 ... 8;
+  float x[8] = *(X + r);
+  *(Y + r) = max(x[+], 1.0f) + trans(x) + x[max];  // 'x[max]' is still the max reduction
+}""", args=fixed(randn(8), zeros(8)),
+         expect=lambda a: {1: (a[0].sum(dtype=np.float32) + 1) - a[0] + a[0].max()}, rtol=1e-6, atol=1e-6,
+         ir='CHECK: tt.func @max(%a: f32, %b: f32) -> f32 attributes {device}\n'
+            'CHECK: tt.func @trans(%x: f32[8]) -> f32[8] attributes {device}\nCHECK: tt.func @k\n'
+            'CHECK: tt.call {{.*}} {callee = "max"}\nCHECK: tt.call %x {callee = "trans"}\n'
+            'CHECK: tt.reduce %x {{.*}}combine = "maxnumf"', gpu=True),
+    Rule("parameter_name_reused_with_shadow_warning", """
+// paper-era: a kernel redeclares its parameter 'a' as a tile; from there on 'a' is the tile
+void matmul(restrict read_only fp32 *a, fp32 *c) {
+  int r[16] = 0 ... 16;
+  fp32 *pa[16] = a + r;
+  fp32 a[16] = *pa;
+  *(c + r) = a * 2.0f;
+}""", args=fixed(randn(16), zeros(16)), expect=lambda a: {1: a[0] * 2},
+         warnings=["declaration of 'a' shadows a parameter; from here on 'a' means the new variable [-Wshadow]"],
+         types={"a": "float[16]"}, gpu=True),
 ]
 
 test_frontend, test_ir, test_interp, test_codegen, test_rejected = spec_tests(RULES)

@@ -271,11 +271,16 @@ class Call(Expr):
     """A call of a built-in or ``__device__`` function by ``name`` (there are no function
     pointers); ``loc`` is the name's. Pure renames of built-ins are resolved by the parser
     (:data:`CALL_ALIASES`, ``atomic_add_<float|half>_<M>x<N>`` -> ``atomic_add``): ``name`` is
-    the canonical built-in and ``spelling`` what the user wrote (``== name`` when no alias)."""
+    the canonical built-in and ``spelling`` what the user wrote (``== name`` when no alias).
+
+    ``user`` is true when the file defines a function of that spelling: the user's definition
+    wins over a built-in of the same name (spec section 2: the 2020-2021 corpus names its
+    matmul kernel ``dot``), and ``name`` is then the spelling."""
 
     name: str
     args: list[Expr]
     spelling: str = ""
+    user: bool = False
 
 
 @dataclass

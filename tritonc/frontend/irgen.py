@@ -48,6 +48,7 @@ from tritonc.frontend.sema import analyze
 from tritonc.frontend.sema_info import FuncInfo, SemaResult, Symbol, has_effects, has_loads
 from tritonc.ir.builder import Builder
 from tritonc.ir.core import Block, Function, Module, Region, Value
+from tritonc.ir.types import shape_of
 
 _LOOPS = (ast.For, ast.While, ast.DoWhile)
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
@@ -111,6 +112,7 @@ class IRGen(ExprLowering, CallLowering):
         self.ret_val: Symbol | None = None
         self.pending_pred: tuple[Value, tuple[int, ...]] | None = None
         self.fn_body: ast.Compound | None = None
+        self.fn_info: FuncInfo | None = None
         self._assigned: dict[int, frozenset[Symbol]] = {}
         self._exits: dict[int, frozenset[str]] = {}
 
@@ -126,8 +128,11 @@ class IRGen(ExprLowering, CallLowering):
                       kind=f.kind, arg_attrs=f.arg_attrs, loc=f.node.loc)
         self.module.add_function(fn)
         self.env = {p: a for p, a in zip(f.params, fn.args)}
-        self.ret_flag = Symbol("ret", BOOL, "flag")
-        self.env[self.ret_flag] = _Lazy(0, BOOL)
+        self.fn_info = f
+        # a return under an 'if' on a tile (element-wise instance) is taken per element
+        flag_type = BOOL.with_shape(f.ew_shape) if f.masked_return else BOOL
+        self.ret_flag = Symbol("ret", flag_type, "flag")
+        self.env[self.ret_flag] = _Lazy(0, flag_type)
         self.ret_val = None
         if not f.result.is_void:
             self.ret_val = Symbol("retval", f.result, "flag")
@@ -259,6 +264,11 @@ class IRGen(ExprLowering, CallLowering):
                 pending = self.pending_exit(self.exits(s))
                 if pending is True:
                     return
+                if pending is not None and shape_of(pending.type):  # returned in some elements only
+                    shape = shape_of(pending.type)
+                    with self.demanding(self.demand_mask(shape, self.not_(pending))):
+                        self.block(rest)
+                    return
                 if pending is not None:
                     self.build_if(self.not_(pending), lambda: self.cleared(self.exits(s), self.block, rest),
                                   None, self.carried(rest))
@@ -295,9 +305,17 @@ class IRGen(ExprLowering, CallLowering):
             elif isinstance(s, (ast.Break, ast.Continue)):
                 self.env[self.flag("break" if isinstance(s, ast.Break) else "continue")] = _Lazy(1, BOOL)
             elif isinstance(s, ast.Return):
+                if self.demand is not None:  # under an 'if' on a tile: in the demanded elements only
+                    shape = self.ret_flag.type.shape
+                    d = self.full_demand(self.demand, shape)
+                    if s.value is not None:
+                        v = self.coerce(s.value, self.ret_val.type)
+                        self.set_var(self.ret_val, self.emit("arith.select", [d, v, self.read(self.ret_val)], v.type))
+                    self.env[self.ret_flag] = self.emit("arith.ori", [self.read(self.ret_flag), d], d.type)
+                    return
                 if s.value is not None:
                     self.set_var(self.ret_val, self.coerce(s.value, self.ret_val.type))
-                self.env[self.ret_flag] = _Lazy(1, BOOL)
+                self.env[self.ret_flag] = _Lazy(1, self.ret_flag.type)
             elif isinstance(s, ast.Predicated):
                 mask_t = self.info(s.mask).type
                 self.pending_pred = (self.coerce(s.mask, BOOL.with_shape(mask_t.shape)), mask_t.shape)
@@ -322,7 +340,6 @@ class IRGen(ExprLowering, CallLowering):
             chosen = s.then if cinfo.const else s.otherwise
             self.block(([chosen] if chosen is not None else []) + rest)
             return
-        cond = self.coerce(s.cond, BOOL)
         then_items = [s.then]
         else_items = [s.otherwise] if s.otherwise is not None else []
         if rest:
@@ -330,6 +347,16 @@ class IRGen(ExprLowering, CallLowering):
                 else_items += rest
             else:
                 then_items += rest
+        if cinfo.type.is_tile:  # element-wise instance: both branches run, masked (sema's masked_if)
+            shape = self.fn_info.ew_shape
+            cond = self.coerce(s.cond, BOOL.with_shape(shape))
+            with self.demanding(self.demand_mask(shape, cond)):
+                self.block(then_items)
+            if else_items:
+                with self.demanding(self.demand_mask(shape, self.not_(cond))):
+                    self.block(else_items)
+            return
+        cond = self.coerce(s.cond, BOOL)
         self.build_if(cond, lambda: self.block(then_items) or [],
                       (lambda: self.block(else_items) or []) if else_items else None,
                       self.carried(then_items + else_items))

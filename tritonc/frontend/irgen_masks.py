@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import BOOL, CType
-from tritonc.frontend.sema_info import PURE_BUILTINS
+from tritonc.frontend.sema_info import is_pure_builtin_call
 from tritonc.ir.core import Value
 from tritonc.ir.types import I1, TileType, shape_of
 
@@ -31,7 +31,7 @@ def _accesses_memory(n: ast.Node) -> bool:
         return True
     if isinstance(n, ast.Unary):
         return n.op in ("*", "++", "--")
-    return isinstance(n, ast.Call) and n.name not in PURE_BUILTINS
+    return isinstance(n, ast.Call) and not is_pure_builtin_call(n)
 
 
 class DemandLowering:

@@ -35,6 +35,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 
 from tritonc.diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager
 from tritonc.frontend import ast
+from tritonc.frontend.kernel_select import keep_kernel
 from tritonc.frontend.preprocess import PreprocessedSource, preprocess
 from tritonc.frontend.syntax_errors import RESERVED, syntax_error
 
@@ -52,6 +53,13 @@ _UNSUPPORTED = {
     "asm": "inline assembly ('asm') is not supported in Triton-C",
     "__asm__": "inline assembly ('__asm__') is not supported in Triton-C",
     "sizeof": "'sizeof' is not supported in Triton-C",
+    # the paper-era shift convolution's constant-memory tables (E0)
+    "__constant__": "constant-memory tables ('__constant__') are not supported in Triton-C; keep the table "
+                    "in a global array and pass it to the kernel as a pointer argument "
+                    "(e.g. 'int *delta __readonly', then '*(delta + i)')",
+    "alloc_const": "'alloc_const' (a constant-memory table) is not supported in Triton-C; keep the table "
+                   "in a global array and pass it to the kernel as a pointer argument "
+                   "(e.g. 'int *delta __readonly', then '*(delta + i)')",
 }
 
 _ATTRIBUTE_NAMES = {
@@ -103,7 +111,7 @@ def _lark() -> Lark:
 def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
           include_dirs: list[str] | tuple[str, ...] = (),
           sources: SourceManager | None = None,
-          sink: DiagnosticSink | None = None) -> ast.TranslationUnit:
+          sink: DiagnosticSink | None = None, kernel: str | None = None) -> ast.TranslationUnit:
     """Preprocess and parse one Triton-C file into an AST.
 
     Args:
@@ -113,6 +121,9 @@ def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
         include_dirs: ``-I`` directories.
         sources: registry that receives the text of every file read (for caret diagnostics).
         sink: receives preprocessor warnings (``#warning``).
+        kernel: ``--kernel``: parse only this kernel, the functions it calls and the file-scope
+            declarations; the other functions need only balanced braces
+            (:func:`tritonc.frontend.kernel_select.keep_kernel`).
 
     Returns:
         The :class:`ast.TranslationUnit`, untyped: names are not resolved.
@@ -123,11 +134,13 @@ def parse(text: str, path: str, defines: dict[str, str | None] | None = None,
             the user's file, line and column.
     """
     pre = preprocess(text, path, defines, include_dirs, sources, sink)
-    return parse_preprocessed(pre, path)
+    return parse_preprocessed(pre, path, kernel)
 
 
-def parse_preprocessed(pre: PreprocessedSource, path: str) -> ast.TranslationUnit:
+def parse_preprocessed(pre: PreprocessedSource, path: str, kernel: str | None = None) -> ast.TranslationUnit:
     """Parse the output of :func:`preprocess` (see :func:`parse` for the contract)."""
+    if kernel is not None:
+        pre = keep_kernel(pre, kernel)
     _reject_unsupported_tokens(pre)
     try:
         tree = _lark().parse(pre.text)  # LALR: no recursion, however deep the nesting
@@ -141,7 +154,22 @@ def parse_preprocessed(pre: PreprocessedSource, path: str) -> ast.TranslationUni
             raise err.orig_exc from None
         raise
     unit.loc = SourceLoc(path, 1, 1)
+    _bind_user_calls(unit)
     return unit
+
+
+def _bind_user_calls(unit: ast.TranslationUnit) -> None:
+    """Mark the calls of functions the file defines (``Call.user``): a user's function named like a
+    built-in (``dot``, ``trans``, ``max``, ``get_range_id``...) wins over the built-in in this file.
+    Walks the tree with an explicit stack (expressions may nest :data:`MAX_EXPRESSION_NESTING` deep)."""
+    defined = {d.name for d in unit.decls if isinstance(d, ast.FunctionDef)}
+    stack: list[ast.Node] = [unit]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and (node.spelling or node.name) in defined:
+            node.name = node.spelling or node.name
+            node.user = True
+        stack.extend(node.children())
 
 
 def _check_nesting(tree: Tree, pre: PreprocessedSource) -> None:
@@ -211,11 +239,13 @@ class _Pointer:
 
 
 class _Dims:
-    """A bracketed ``[d0, d1, ...]`` with the position of its ``[``."""
+    """A bracketed ``[d0, d1, ...]`` with the position of its ``[`` and the text between the
+    brackets (after macro expansion), for the nested-array hint."""
 
-    def __init__(self, exprs: list[ast.Expr], lsqb: Token) -> None:
+    def __init__(self, exprs: list[ast.Expr], lsqb: Token, text: str) -> None:
         self.exprs = exprs
         self.lsqb = lsqb
+        self.text = text
 
 
 class _Declarator:
@@ -291,7 +321,7 @@ class _ToAst(Transformer_NonRecursive):
             raise CompileError("parameter name omitted", type_spec.loc)
         if pointer is not None and pointer.restrict is not None:
             attributes.insert(0, ast.Attribute("noalias", None, "restrict", loc=self.at(pointer.restrict)))
-        full = self._full_type(type_spec, pointer, dims)
+        full = self._full_type(type_spec, pointer, dims, name.value if name else "")
         return ast.Param(self.name(name) if name else "", full, attributes,
                          loc=self.at(name) if name else type_spec.loc)
 
@@ -329,18 +359,24 @@ class _ToAst(Transformer_NonRecursive):
         return _Pointer(sum(t.type == "STAR" for t in children), restrict)
 
     def tile_dims(self, meta, children):
-        return _Dims(children[1:], children[0])
+        text = " ".join(self.pre.text[meta.start_pos + 1:meta.end_pos - 1].split())
+        return _Dims(children[1:], children[0], text)
 
     def type_name(self, meta, children):
         type_spec = children[0]
         pointer = next((c for c in children if isinstance(c, _Pointer)), None)
         return self._full_type(type_spec, pointer, [c for c in children if isinstance(c, _Dims)])
 
-    def _full_type(self, base: ast.TypeSpec, pointer: _Pointer | None, dims: list[_Dims]) -> ast.TypeSpec:
+    def _full_type(self, base: ast.TypeSpec, pointer: _Pointer | None, dims: list[_Dims],
+                   name: str = "") -> ast.TypeSpec:
         if len(dims) > 1:
-            shown = ", ".join(f"D{i}" for i in range(len(dims)))
-            raise CompileError(f"C arrays of arrays are not tiles: write 'T x[{shown}]' "
-                               f"instead of 'T x[D0][D1]...'", self.at(dims[1].lsqb))
+            # the hint names the dimensions: 'float x[16][8]' -> write 'float x[16, 8]'
+            head = base.spelling + (" " + "*" * pointer.depth if pointer else "")
+            head += (" " if name and not pointer else "") + name
+            nested = head + "".join(f"[{d.text}]" for d in dims)
+            tile = head + "[" + ", ".join(d.text for d in dims) + "]"
+            raise CompileError(f"C arrays of arrays are not tiles: write '{tile}' instead of '{nested}'",
+                               self.at(dims[1].lsqb))
         return ast.TypeSpec(base.base, pointer.depth if pointer else 0,
                             dims[0].exprs if dims else None, is_const=base.is_const,
                             spelling=base.spelling, loc=base.loc)
@@ -378,7 +414,7 @@ class _ToAst(Transformer_NonRecursive):
             attributes = d.attributes
             if d.pointer is not None and d.pointer.restrict is not None:
                 attributes.insert(0, ast.Attribute("noalias", None, "restrict", loc=self.at(d.pointer.restrict)))
-            out.append(ast.Declarator(self.name(d.name), self._full_type(type_spec, d.pointer, d.dims),
+            out.append(ast.Declarator(self.name(d.name), self._full_type(type_spec, d.pointer, d.dims, d.name.value),
                                       attributes, d.init, loc=self.at(d.name)))
         return ast.Decl(out, loc=self.at(meta))
 

@@ -1,7 +1,7 @@
 """Semantic analysis of Triton-C: name resolution, types, shapes and the language's rules.
 
 ``analyze(tu, tunables=..., diag=...)`` checks a parsed :class:`~tritonc.frontend.ast.TranslationUnit`
-against the language's rules (docs/language.md) and returns a
+against the language reference ``docs/language.md`` (sections 4-9) and returns a
 :class:`SemaResult`: the C type (:class:`~tritonc.frontend.ctype.CType`) of every expression,
 its value when it is a compile-time constant, the :class:`Symbol` every identifier and
 declaration binds to, and a few decisions irgen follows (which built-in a call is, whether a
@@ -16,7 +16,11 @@ are checked by :class:`~tritonc.frontend.sema_expr.ExprChecker` and calls by
 Rules implemented here: every ``void`` function is a kernel, ``__device__`` functions may
 return scalars or tiles and must not recurse (directly or through others); kernel parameters
 are scalars or pointers with attributes (spec section 4); locals may carry ``__multipleof``;
-inner scopes may redeclare a name, the same scope may not; tunables are integer constants
+a local may shadow a parameter (even in the outermost block) or an enclosing block's variable,
+with a ``-Wshadow`` warning, but one block may not declare a name twice; a user's function may
+take a built-in's name (``ast.Call.user``); a call of a device function with tile arguments
+checks an element-wise instance of it (``CallChecker.elementwise_instance``, checked after every
+function's own body, an ``if`` on a tile running masked there); tunables are integer constants
 valued ``tunables[name]`` or their first candidate; ``if``/loop conditions must be scalars;
 ``break``/``continue`` only inside loops; ``@mask stmt;`` predicates an assignment, a store or
 an atomic.
@@ -28,7 +32,7 @@ from typing import Any
 from tritonc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import VOID, CType, can_broadcast_to, convert_const, is_scalar_name
-from tritonc.frontend.sema_calls import BUILTINS, CallChecker
+from tritonc.frontend.sema_calls import CallChecker
 from tritonc.frontend.sema_expr import ExprChecker
 from tritonc.frontend.sema_info import ExprInfo, FuncInfo, SemaResult, Symbol
 
@@ -48,6 +52,11 @@ class Sema(ExprChecker, CallChecker):
         self.current: FuncInfo | None = None
         self.loop_depth = 0
         self.calls: list[tuple[str, str, SourceLoc]] = []
+        self.instances: dict[tuple, FuncInfo] = {}
+        self.declarator_of: dict[int, int] = {}  # Symbol.uid of a local -> id() of its declarator
+        #: In an element-wise instance, inside a branch of an ``if`` on a tile: the number of scopes
+        #: open when the innermost such ``if`` started (``None`` elsewhere).
+        self.masked_from: int | None = None
 
     # -- errors and scopes ----------------------------------------------------------------------
     @staticmethod
@@ -61,11 +70,22 @@ class Sema(ExprChecker, CallChecker):
         return None
 
     def declare(self, sym: Symbol) -> None:
+        """Bind ``sym`` in the innermost scope. A local variable may reuse the name of a parameter
+        (even in the function's outermost block, which holds the parameters: paper-era kernels
+        declare ``fp32 a[TM, TK] = *pa;`` in a kernel with a parameter ``a``) or of a variable of
+        an enclosing block: from there on the name means the new variable, with a ``-Wshadow``
+        warning. Two declarations of one name in one block are an error."""
         scope = self.scopes[-1]
-        if sym.name in scope:
-            prev = scope[sym.name]
+        prev = scope.get(sym.name)
+        if prev is not None and not (sym.kind == "var" and prev.kind == "param"):
             raise self.error(f"redefinition of '{sym.name}'", sym.loc,
                              [Diagnostic("note", "previous definition is here", prev.loc)])
+        shadowed = prev if prev is not None else self.lookup(sym.name) if sym.kind == "var" else None
+        if shadowed is not None and shadowed.kind in ("param", "var"):
+            what = "a parameter" if shadowed.kind == "param" else "a variable of an enclosing block"
+            rest = f"; from here on '{sym.name}' means the new variable" if prev is not None else ""
+            self.diag.warn("shadow", f"declaration of '{sym.name}' shadows {what}{rest}", sym.loc,
+                           [Diagnostic("note", "shadowed declaration is here", shadowed.loc)])
         scope[sym.name] = sym
 
     def push(self) -> None:
@@ -114,10 +134,30 @@ class Sema(ExprChecker, CallChecker):
         for decl in self.tu.decls:
             if isinstance(decl, ast.FunctionDef):
                 self.signature(decl)
-        for f in self.result.functions:
+        defined = len(self.result.functions)
+        for f in self.result.functions[:defined]:
             self.body(f)
-        self.check_recursion()
+        self.check_recursion()  # before the instances: without recursion, making them ends
+        k = defined
+        while k < len(self.result.functions):  # element-wise instances; checking one may add more
+            self.instance_body(self.result.functions[k])
+            k += 1
+        self.drop_unused_instances(defined)
         return self.result
+
+    def drop_unused_instances(self, defined: int) -> None:
+        """Forget the element-wise instances that no final body calls (a body checked again after
+        a local became a tile may have made one that its final version does not use)."""
+        by_name = {f.name: f for f in self.result.functions}
+        reached = {f.name for f in self.result.functions[:defined]}
+        work = list(reached)
+        while work:
+            for n in by_name[work.pop()].node.body.walk():
+                info = self.result.exprs.get(id(n)) if isinstance(n, ast.Call) else None
+                if info is not None and info.kind == "device" and info.detail not in reached:
+                    reached.add(info.detail)
+                    work.append(info.detail)
+        self.result.functions = [f for f in self.result.functions if f.name in reached]
 
     def tunable(self, d: ast.TunableDecl) -> None:
         t = self.resolve_type(d.type)
@@ -140,8 +180,6 @@ class Sema(ExprChecker, CallChecker):
         if f.name in self.funcs:
             raise self.error(f"redefinition of '{f.name}'", f.loc,
                              [Diagnostic("note", "previous definition is here", self.funcs[f.name].node.loc)])
-        if f.name in BUILTINS:
-            raise self.error(f"'{f.name}' is a built-in function and cannot be redefined", f.loc)
         if f.is_device and f.is_global:
             raise self.error(f"function '{f.name}' cannot be both '__device__' and '{f.kernel_keyword}'", f.loc)
         result = self.resolve_type(f.return_type, allow_void=True)
@@ -203,6 +241,37 @@ class Sema(ExprChecker, CallChecker):
                            f.node.body.loc)
         self.current = None
 
+    def instance_body(self, f: FuncInfo) -> None:
+        """Check the body of an element-wise instance. A warning the function itself already got
+        (same message and place: the source is the same) is not repeated; an error gets a note
+        at the call that made the instance."""
+        diag = self.diag
+        try:
+            while True:  # again after each local that turns out to hold a tile (FuncInfo.promoted)
+                self.diag = DiagnosticSink(diag.disabled, diag.werror)
+                try:
+                    self.body(f)
+                    if f.masked_return:  # the return flag is a tile: loops cannot test it
+                        loops = (n for n in f.node.body.walk() if isinstance(n, (ast.For, ast.While, ast.DoWhile)))
+                        ret = next((r for lp in loops for r in lp.walk() if isinstance(r, ast.Return)), None)
+                        if ret is not None:
+                            raise self.error("a 'return' inside a loop cannot be combined with a 'return' under a "
+                                             "condition on a tile", ret.loc)
+                    break
+                except PromoteLocal:
+                    self.scopes, self.loop_depth, self.current = self.scopes[:1], 0, None
+                    self.masked_from = None
+            seen = {(w.message, w.loc) for w in diag.warnings}
+            diag.warnings.extend(w for w in self.diag.warnings if (w.message, w.loc) not in seen)
+        except CompileError as err:
+            shapes = ", ".join(f"'{p.type}'" for p in f.params if p.type.is_tile)
+            err.diagnostic.notes.append(Diagnostic(
+                "note", f"in '{f.elementwise_of}' applied element-wise to tiles (parameters of type {shapes}) "
+                        "by this call", f.call_loc))
+            raise
+        finally:
+            self.diag = diag
+
     def check_recursion(self) -> None:
         graph: dict[str, list[str]] = {}
         for caller, callee, _ in self.calls:
@@ -228,6 +297,8 @@ class Sema(ExprChecker, CallChecker):
 
     # -- statements -----------------------------------------------------------------------------
     def stmt(self, s: ast.Stmt) -> None:
+        if self.masked_from is not None:
+            self.check_masked(s)
         if isinstance(s, ast.Compound):
             self.push()
             for item in s.items:
@@ -241,10 +312,14 @@ class Sema(ExprChecker, CallChecker):
         elif isinstance(s, ast.EmptyStmt):
             pass
         elif isinstance(s, ast.If):
-            self.condition(s.cond, "if")
-            self.scoped(s.then)
-            if s.otherwise is not None:
-                self.scoped(s.otherwise)
+            cond = self.value(s.cond)
+            if cond.type.is_tile and cond.type.is_scalar_value and self.current.elementwise_of is not None:
+                self.masked_if(s, cond.type)
+            else:
+                self.check_condition(cond, s.cond, "if")
+                self.scoped(s.then)
+                if s.otherwise is not None:
+                    self.scoped(s.otherwise)
         elif isinstance(s, (ast.For, ast.While, ast.DoWhile)):
             self.loop(s)
         elif isinstance(s, (ast.Break, ast.Continue)):
@@ -257,6 +332,9 @@ class Sema(ExprChecker, CallChecker):
             self.predicated(s)
         else:  # pragma: no cover - the parser builds no other statements
             raise self.error(f"unsupported statement {type(s).__name__}", s.loc)
+        if self.masked_from is not None:  # in a branch of an 'if' on a tile: everything runs masked
+            for e in _own_exprs(s):
+                self.check_maskable(e, "a branch of an 'if' on a tile")
 
     def scoped(self, s: ast.Stmt) -> None:
         self.push()
@@ -285,15 +363,74 @@ class Sema(ExprChecker, CallChecker):
         self.pop()
 
     def condition(self, e: ast.Expr, word: str) -> ExprInfo:
-        info = self.value(e)
+        return self.check_condition(self.value(e), e, word)
+
+    def check_condition(self, info: ExprInfo, e: ast.Expr, word: str) -> ExprInfo:
         if info.type.is_tile:
             raise self.error(f"tile condition in '{word}'; use a mask (e.g. '@cond stmt;' or 'cond ? a : b')", e.loc)
         if not info.type.is_scalar_value:
             raise self.error(f"statement requires expression of scalar type ('{info.type}' invalid)", e.loc)
         return info
 
+    def promote_local(self, sym: Symbol | None, value: CType) -> None:
+        """In an element-wise instance, a scalar local assigned a tile becomes a tile of that
+        shape, and so does one declared outside an ``if`` on a tile and assigned in its branches
+        (it then differs per element): record it and check the body again (raises
+        :class:`PromoteLocal`)."""
+        f = self.current
+        if (f is None or f.elementwise_of is None or sym is None or sym.kind != "var" or sym.type.is_tile
+                or sym.uid not in self.declarator_of):
+            return
+        if value.is_tile:
+            shape = value.shape
+        elif self.masked_from is not None and not any(s.get(sym.name) is sym for s in self.scopes[self.masked_from:]):
+            shape = f.ew_shape
+        else:
+            return
+        f.promoted[self.declarator_of[sym.uid]] = shape
+        raise PromoteLocal()
+
+    def masked_if(self, s: ast.If, cond: CType) -> None:
+        """An ``if`` on a tile in an element-wise instance: both branches run, each masked by its
+        condition (loads, stores and atomics masked, assignments kept where the condition does
+        not hold, a ``return`` taken per element). What cannot be masked is an error: loops,
+        ``break``/``continue``, ``atomic_cas`` and memory-accessing calls in the branches, and a
+        ``return`` in a loop."""
+        f = self.current
+        if not can_broadcast_to(cond.shape, f.ew_shape):
+            raise self.error(f"condition of type '{cond}' does not broadcast to the shape "
+                             f"{list(f.ew_shape)} of the element-wise call", s.cond.loc)
+        if self.loop_depth:
+            for n in s.walk():
+                if isinstance(n, ast.Return):
+                    raise self.error("a 'return' under a condition on a tile cannot be inside a loop", n.loc)
+        outer, self.masked_from = self.masked_from, len(self.scopes)  # the innermost such 'if' decides
+        try:
+            self.scoped(s.then)
+            if s.otherwise is not None:
+                self.scoped(s.otherwise)
+        finally:
+            self.masked_from = outer
+
+    def check_masked(self, s: ast.Stmt) -> None:
+        """In a branch of an ``if`` on a tile (element-wise instance): reject what cannot run
+        masked (see :meth:`masked_if`)."""
+        if isinstance(s, (ast.For, ast.While, ast.DoWhile)):
+            raise self.error(f"a '{_LOOP_WORDS[type(s)]}' loop cannot run under a condition on a tile in an "
+                             f"element-wise call of '{self.current.elementwise_of}'", s.loc)
+        if isinstance(s, (ast.Break, ast.Continue)):
+            word = "break" if isinstance(s, ast.Break) else "continue"
+            raise self.error(f"'{word}' cannot be taken under a condition on a tile in an element-wise call of "
+                             f"'{self.current.elementwise_of}'", s.loc)
+        if isinstance(s, ast.Return):
+            self.current.masked_return = True
+
     def declarator(self, d: ast.Declarator) -> None:
         t = self.resolve_type(d.type)
+        f = self.current
+        elementwise = f is not None and f.elementwise_of is not None and not t.is_tile
+        if elementwise and id(d) in f.promoted:
+            t = t.with_shape(f.promoted[id(d)])
         # 'const T *p' makes the pointee const, not the variable
         sym = Symbol(d.name, t, "var", d.loc, is_const=d.type.is_const and not t.is_pointer)
         for a in d.attributes:
@@ -307,6 +444,8 @@ class Sema(ExprChecker, CallChecker):
             sym.multipleof = n
         if d.init is not None:
             info = self.value(d.init)
+            if elementwise and not t.is_tile and info.type.is_tile:  # one value per element
+                t = sym.type = t.with_shape(info.type.shape)
             self.check_convert(info.type, t, d.init.loc, "initializing", const=info.const)
             if sym.is_const and info.const is not None and t.is_arith and not t.is_tile:
                 sym.const = convert_const(info.const, info.type.base, t.base)
@@ -314,6 +453,7 @@ class Sema(ExprChecker, CallChecker):
             raise self.error(f"const variable '{d.name}' needs an initializer", d.loc)
         self.declare(sym)
         self.result.decls[id(d)] = sym
+        self.declarator_of[sym.uid] = id(d)
 
     def return_stmt(self, s: ast.Return) -> None:
         f = self.current
@@ -334,7 +474,7 @@ class Sema(ExprChecker, CallChecker):
             raise self.error(f"predicate of type '{mask.type}' is not a boolean", s.mask.loc)
         inner = s.stmt
         e = inner.expr if isinstance(inner, ast.ExprStmt) else None
-        is_atomic = isinstance(e, ast.Call) and e.name in ("atomic_add", "atomic_max", "atomic_min")
+        is_atomic = isinstance(e, ast.Call) and not e.user and e.name in ("atomic_add", "atomic_max", "atomic_min")
         if not isinstance(e, ast.Assign) and not is_atomic:
             raise self.error("'@mask' applies to an assignment, a store or a masked atomic "
                              "(atomic_add/atomic_max/atomic_min)", inner.loc)
@@ -344,6 +484,25 @@ class Sema(ExprChecker, CallChecker):
             raise self.error(f"predicate of type '{mask.type}' does not broadcast to the shape "
                              f"{list(shape)} of the predicated statement", s.mask.loc)
         self.result.stmts[id(s)] = shape
+
+
+class PromoteLocal(Exception):
+    """Internal: a local of an element-wise instance must be a tile; the body is checked again."""
+
+
+def _own_exprs(s: ast.Stmt) -> list[ast.Expr]:
+    """The expressions of statement ``s`` itself (not of the statements nested in it)."""
+    if isinstance(s, ast.ExprStmt):
+        return [s.expr]
+    if isinstance(s, ast.Decl):
+        return [d.init for d in s.declarators if d.init is not None]
+    if isinstance(s, ast.Return):
+        return [s.value] if s.value is not None else []
+    if isinstance(s, ast.If):
+        return [s.cond]
+    if isinstance(s, ast.Predicated):
+        return [s.mask, s.stmt.expr] if isinstance(s.stmt, ast.ExprStmt) else [s.mask]
+    return []
 
 
 def _int_text(text: str) -> int | None:

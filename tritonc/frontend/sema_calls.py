@@ -16,16 +16,22 @@ Each checked call records ``ExprInfo.kind`` for irgen:
   (``dot(a, b, c)`` = ``c + a @ b``), ``'trans'`` (``detail`` = axis order), ``'subscript'``
   (``__sum``, same plan as ``x[+]``), ``'reshape'``;
 * ``'atomic'`` (``detail`` = the ``tt.atomic_rmw`` kind: ``add fadd max umax fmax min umin
-  fmin xchg``), ``'cas'``, ``'barrier'``; ``'device'`` (``detail`` = callee).
+  fmin xchg``), ``'cas'``, ``'barrier'``; ``'device'`` (``detail`` = callee: the function, or its
+  element-wise instance for a call with tile arguments).
+
+A call whose spelling names a function of the file (``Call.user``) is that function, even when
+a built-in has the name.
 
 Atomics take a pointer or pointer tile; values (and the optional mask of ``atomic_add``,
 ``atomic_max``, ``atomic_min``) broadcast together with it; the result is the old value(s).
 """
 from __future__ import annotations
 
+import copy
+
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import INT, VOID, CType, common_base, convert_const, format_shape, promote
-from tritonc.frontend.sema_info import ExprInfo
+from tritonc.frontend.sema_info import ExprInfo, FuncInfo, Symbol
 
 _MATH = ("exp", "log", "sqrt", "sqrtf", "rsqrt", "sin", "cos", "abs", "fabs", "floor", "ceil")
 
@@ -57,7 +63,7 @@ class CallChecker:
 
     def _Call(self, e: ast.Call) -> ExprInfo:
         name, spelling = e.name, e.spelling or e.name
-        if name in BUILTINS:
+        if name in BUILTINS and not e.user:
             lo, hi = BUILTINS[name]
             if spelling != name and spelling.startswith("atomic_add_"):
                 lo = hi = 3
@@ -76,11 +82,53 @@ class CallChecker:
             raise self.error(f"cannot call kernel '{name}'; only '__device__' functions can be called", e.loc)
         if len(e.args) != len(f.params):
             raise self.error(f"'{name}' takes {_plural(len(f.params))}, {len(e.args)} given", e.loc)
-        for arg, param in zip(e.args, f.params):
-            info = self.value(arg)
+        infos = [self.value(arg) for arg in e.args]
+        self.calls.append((self.current.elementwise_of or self.current.name, name, e.loc))
+        if any(i.type.is_tile for i in infos) and not any(p.type.is_tile for p in f.params):
+            f = self.elementwise_instance(f, e, infos)
+        for arg, info, param in zip(e.args, infos, f.params):
             self.check_convert(info.type, param.type, arg.loc, "passing to parameter of type", const=info.const)
-        self.calls.append((self.current.name, name, e.loc))
-        return ExprInfo(f.result, kind="device", detail=name)
+        return ExprInfo(f.result, kind="device", detail=f.name)
+
+    def elementwise_instance(self, f: FuncInfo, e: ast.Call, infos: list[ExprInfo]) -> FuncInfo:
+        """The element-wise instance of device function ``f`` (all parameters scalars or
+        pointers) for a call with tile arguments (spec section 2: device functions are
+        shape-polymorphic, as OpenAI Triton's ``@jit`` functions and the built-in ``min``/``max``).
+
+        The tile arguments broadcast together (as a binary operator's operands) to a shape ``S``;
+        the instance is ``f`` with each parameter that receives a tile typed as a tile of ``S``
+        of its element type, and a result (if any) of ``S`` elements; parameters given scalars
+        stay scalars. Its body is the same source, checked again with these types after every
+        function's own body (so an operation that has no tile form, such as an ``if`` on a
+        parameter, is an error there, with a note at the call). One instance per ``(f, S, tile
+        parameters)``; its IR function is ``<f>__ew<S>`` (``twice__ew16x16``), plus ``_<mask>``
+        (``t``/``s`` per parameter) when some parameter stays scalar. Raises ``CompileError``
+        when the tile arguments do not broadcast."""
+        shape = self.broadcast(e.loc, *(i.type for i in infos))
+        mask = tuple(i.type.is_tile for i in infos)
+        key = (f.name, shape, mask)
+        inst = self.instances.get(key)
+        if inst is not None:
+            return inst
+        name = f"{f.name}__ew{'x'.join(map(str, shape))}" + ("" if all(mask) else "_" + "".join("ts"[not m] for m in mask))
+        taken = set(self.funcs) | {i.name for i in self.instances.values()}
+        while name in taken:  # a user's function of that name
+            name += "_"
+        node = copy.deepcopy(f.node)  # fresh nodes: sema's facts are keyed by node identity
+        node.name = name
+        params = []
+        for p, tile, sym_node in zip(f.params, mask, node.params):
+            sym = Symbol(p.name, p.type.with_shape(shape) if tile else p.type, "param", sym_node.loc,
+                         is_const=p.is_const, multipleof=None if tile else p.multipleof)
+            self.result.decls[id(sym_node)] = sym
+            params.append(sym)
+        attrs = [{} if tile else dict(a) for a, tile in zip(f.arg_attrs, mask)]
+        result = f.result if f.result.is_void else f.result.with_shape(shape)
+        inst = FuncInfo(name, node, "device", params, result, attrs, elementwise_of=f.name, call_loc=e.loc,
+                        ew_shape=shape)
+        self.instances[key] = inst
+        self.result.functions.append(inst)
+        return inst
 
     def builtin(self, e: ast.Call, name: str, spelling: str) -> ExprInfo:
         args = e.args

@@ -26,7 +26,7 @@ from tritonc.frontend import ast
 from tritonc.frontend.ctype import (BOOL, INT, LONG, VOID, CType, bitcast_const, broadcast_shapes,
                                     can_broadcast_to, common_base, convert_const, fits, fold_binary,
                                     format_shape, int_literal_base, promote, round_float, wrap_int)
-from tritonc.frontend.sema_info import PURE_BUILTINS, ExprInfo, has_effects, has_loads, is_deref
+from tritonc.frontend.sema_info import ExprInfo, is_pure_builtin_call, has_effects, has_loads, is_deref
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _REDUCE_COMBINE = {"+": "add", "max": "max", "min": "min"}
@@ -109,6 +109,7 @@ class ExprChecker:
             if sym.is_const:
                 raise self.error(f"cannot assign to variable '{sym.name}' with const-qualified type "
                                  f"'const {sym.type}'", target.loc)
+            self.promote_local(sym, sym.type)  # assigned under a condition on a tile: one value per element
             return info
         if is_deref(target):
             return self.value(target)
@@ -333,7 +334,7 @@ class ExprChecker:
             const = convert_const(chosen.const, chosen.type.base, elem.base)
         return ExprInfo(elem.with_shape(shape), const, op_type=elem, kind=kind)
 
-    def check_maskable(self, branch: ast.Expr) -> None:
+    def check_maskable(self, branch: ast.Expr, where: str = "a branch of a '?:' whose condition is a tile") -> None:
         """A branch of a tile ``?:`` runs masked by its condition (irgen masks every load, store
         and atomic in it); reject what cannot be masked: ``atomic_cas`` (no mask operand), calls
         of ``__device__`` functions that access memory, and loads in the arguments of a call
@@ -345,16 +346,15 @@ class ExprChecker:
             kind = info.kind if info is not None else None
             spelling = n.spelling or n.name
             if kind == "cas":
-                raise self.error(f"'{spelling}' cannot be masked, so it cannot be in a branch of a '?:' whose "
-                                 f"condition is a tile", n.loc)
+                raise self.error(f"'{spelling}' cannot be masked, so it cannot be in {where}", n.loc)
             if kind == "device":
                 if _accesses_memory(self.funcs, n.name, set()):
-                    raise self.error(f"'{n.name}' accesses memory, which cannot be masked in a call from a branch "
-                                     f"of a '?:' whose condition is a tile", n.loc)
+                    raise self.error(f"'{n.name}' accesses memory, which cannot be masked in a call from {where}",
+                                     n.loc)
                 for a in n.args:
                     if has_loads(a):
-                        raise self.error(f"a load in an argument of '{n.name}' cannot be masked by the condition "
-                                         f"of a tile '?:'; load it before the call", a.loc)
+                        raise self.error(f"a load in an argument of '{n.name}' cannot be masked in {where}; "
+                                         "load it before the call", a.loc)
 
     def common_value_type(self, a: tuple[ast.Expr, ExprInfo], b: tuple[ast.Expr, ExprInfo], loc) -> CType:
         """Element type of ``c ? a : b`` / ``select``: arithmetic conversions or equal pointers."""
@@ -374,9 +374,11 @@ class ExprChecker:
         target = self.lvalue(e.target)
         v = self.value(e.value)
         if e.op == "=":
+            self.promote_local(target.symbol, v.type)
             self.check_convert(v.type, target.type, e.loc, "assigning to", const=v.const)
             return ExprInfo(target.type, symbol=target.symbol)
         b = self.binary(e.op[:-1], target, v, e.loc, e.target, e.value)
+        self.promote_local(target.symbol, b.type)
         self.check_convert(b.type, target.type, e.loc, "assigning to")
         return ExprInfo(target.type, symbol=target.symbol, detail=b)
 
@@ -492,7 +494,7 @@ def _accesses_memory(funcs: dict, name: str, seen: set[str]) -> bool:
     for n in funcs[name].node.body.walk():
         if isinstance(n, ast.MaskedDeref) or (isinstance(n, ast.Unary) and n.op == "*"):
             return True
-        if isinstance(n, ast.Call) and n.name not in PURE_BUILTINS:
+        if isinstance(n, ast.Call) and not is_pure_builtin_call(n):
             if n.name not in funcs or _accesses_memory(funcs, n.name, seen):
                 return True
     return False

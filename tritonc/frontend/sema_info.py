@@ -60,7 +60,14 @@ class ExprInfo:
 
 @dataclass(eq=False)
 class FuncInfo:
-    """A function: ``kind`` is ``'kernel'`` or ``'device'``; ``result`` is ``VOID`` for none."""
+    """A function: ``kind`` is ``'kernel'`` or ``'device'``; ``result`` is ``VOID`` for none.
+
+    An element-wise instance of a device function (a call with tile arguments, see
+    ``CallChecker.elementwise_instance``) names the function it instantiates in
+    ``elementwise_of`` and the first call that made it in ``call_loc``; ``node`` is a copy of
+    that function's definition. In an instance, a local declared as a scalar that is given a
+    tile (its initialiser, or a later assignment) is a tile: ``promoted`` maps the declarator
+    (``id``) to that tile's shape, one value per element as the element-wise reading wants."""
 
     name: str
     node: ast.FunctionDef
@@ -68,6 +75,13 @@ class FuncInfo:
     params: list[Symbol]
     result: CType
     arg_attrs: list[dict[str, Any]]
+    elementwise_of: str | None = None
+    call_loc: SourceLoc | None = None
+    promoted: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: An instance's broadcast shape; ``masked_return``: a ``return`` under an ``if`` whose
+    #: condition is a tile (the instance's return flag is then a tile of ``ew_shape``).
+    ew_shape: tuple[int, ...] = ()
+    masked_return: bool = False
 
 
 @dataclass
@@ -95,6 +109,12 @@ PURE_BUILTINS = frozenset(
     "fma select dot trans __sum __reshape".split())
 
 
+def is_pure_builtin_call(n: ast.Node) -> bool:
+    """Whether ``n`` is a call of a side-effect-free built-in (not of a user's function that
+    takes a built-in's name, see ``ast.Call.user``)."""
+    return isinstance(n, ast.Call) and not n.user and n.name in PURE_BUILTINS
+
+
 def has_effects(e: ast.Node) -> bool:
     """Whether evaluating ``e`` may write a variable or memory (assignments, ``++``/``--``,
     atomics, barriers, device function calls)."""
@@ -103,7 +123,7 @@ def has_effects(e: ast.Node) -> bool:
             return True
         if isinstance(n, ast.Unary) and n.op in ("++", "--"):
             return True
-        if isinstance(n, ast.Call) and n.name not in PURE_BUILTINS:
+        if isinstance(n, ast.Call) and not is_pure_builtin_call(n):
             return True
     return False
 

@@ -18,6 +18,17 @@ takes a Python or numpy scalar, converted to the parameter type (integers wrap a
 parameter with the ``unsigned`` attribute reads its bits as unsigned, as every unsigned op
 does).
 
+Promises (spec section 7): as the generated launchers do, every launch first checks the
+kernel's ``__multipleof(n)`` / ``__aligned(n)`` promises on its arguments and refuses one that
+breaks a promise with an :class:`InterpreterError` naming the parameter (the compiler may have
+specialised the kernel on them). An integer argument's value must be a multiple of ``n``. A
+pointer argument's address is taken as a GPU allocator gives it: an array that owns its memory
+(or the root array of a chain of numpy views) starts an allocation, and an allocation keeps
+every alignment promise (``cudaMalloc`` aligns to 256 bytes); a view starts as many bytes after
+its root's start as it does in host memory, so ``x[1:]`` of a ``float32`` array breaks
+``__aligned(8)`` here as it would on the GPU (:func:`allocation_offset`).
+``None`` (the null pointer) keeps every promise.
+
 Value model (``numerics.py``): scalars are numpy scalars and tiles numpy arrays of the
 element dtype (``i1`` bool, ``iN`` signed intN with C wrap-around, ``f16``, ``bf16``
 (ml_dtypes), ``f32``, ``f64``); float arithmetic rounds to the element type after every op;
@@ -82,8 +93,10 @@ def run_function(module: Module, kernel_name: str, grid, args: Sequence[Any], *,
         A :class:`RunReport` (start order, scheduler switches, scheduling points).
 
     Raises:
-        InterpreterError: a bad argument, an invalid memory access, a deadlock or livelock, or
-            an op the interpreter does not know; messages name op, location and program id.
+        InterpreterError: a bad argument (one that breaks the kernel's ``__multipleof`` /
+            ``__aligned`` promise included, checked before anything runs), an invalid memory
+            access, a deadlock or livelock, or an op the interpreter does not know; messages name
+            op, location and program id.
     """
     f = module.get_function(kernel_name)
     if f is None or f.kind != "kernel":
@@ -146,7 +159,8 @@ def _bind_arguments(f: Function, args: Sequence[Any], memory: Memory) -> list:
     if len(args) != len(f.args):
         raise InterpreterError(f"@{f.name} takes {len(f.args)} arguments, got {len(args)}")
     values = []
-    for k, (param, value) in enumerate(zip(f.args, args)):
+    attrs = list(f.arg_attrs) + [{}] * (len(f.args) - len(f.arg_attrs))
+    for k, (param, value, promises) in enumerate(zip(f.args, args, attrs)):
         name = param.name or f"arg{k}"
         what = f"argument {k} (%{name}: {param.type}) of @{f.name}"
         t = param.type
@@ -160,11 +174,36 @@ def _bind_arguments(f: Function, args: Sequence[Any], memory: Memory) -> list:
                 values.append(np.int64(memory.add(value, name)))
             except ValueError as e:
                 raise InterpreterError(f"{what} {e}") from None
+            _check_address_promises(value, promises, what)
         elif isinstance(t, ScalarType):
             values.append(_scalar_argument(value, t, what))
+            m = promises.get("multipleof")
+            if m and t.is_int and int(values[-1]) % m:
+                raise InterpreterError(f"{what} = {int(values[-1])} breaks its __multipleof({m}) promise; "
+                                       f"pass a multiple of {m} (the kernel may have been specialised on it)")
         else:
             raise InterpreterError(f"{what}: a kernel parameter must be a pointer or a scalar")
     return values
+
+
+def allocation_offset(a: np.ndarray) -> int:
+    """Bytes from the start of ``a``'s allocation to its first element: 0 for an array that
+    owns its memory (or is the root of a chain of numpy views), else its offset from that root."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+
+
+def _check_address_promises(a: np.ndarray, promises: dict, what: str) -> None:
+    """Refuse a pointer argument whose address breaks ``__aligned(n)`` or ``__multipleof(n)``."""
+    offset = allocation_offset(a)
+    for promise, m in (("__aligned", promises.get("aligned")), ("__multipleof", promises.get("multipleof"))):
+        if m and offset % m:
+            raise InterpreterError(
+                f"{what} starts {offset} bytes into its allocation, which breaks its {promise}({m}) promise "
+                f"(the address must be a multiple of {m} bytes); pass an array that starts at a multiple "
+                f"of {m} bytes (the kernel may have been specialised on it)")
 
 
 def _scalar_argument(value, t: ScalarType, what: str):
