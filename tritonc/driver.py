@@ -41,7 +41,7 @@ from .options import CompileOptions
 #: Machine-independent passes on the tt level, in order. ``inline`` comes first so that the
 #: other passes see whole kernels; ``canonicalize`` and ``cse`` run again after ``licm`` because
 #: hoisting puts equal loop invariants (and their splat/broadcast chains) into one block.
-TT_PIPELINE = ("inline", "canonicalize", "cse", "licm", "canonicalize-pointers", "canonicalize", "cse", "dce")
+TT_PIPELINE = ("inline", "group-program-order", "canonicalize", "cse", "licm", "canonicalize-pointers", "canonicalize", "cse", "dce")
 
 #: GPU passes: from tt IR to ttg IR with a layout on every tile, then the shared-memory plan.
 #: ``accelerate-matmul`` moves eligible dots to tensor cores right after the layouts are
