@@ -58,6 +58,42 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
     return name.strip(), _parse_int_list(values, "--tune")
 
 
+def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
+    from .tuning.cost_model import HINT_NAMES
+
+    hints: dict[str, int] = {}
+    for text in texts:
+        for item in (t.strip() for t in text.split(",")):
+            if not item:
+                continue
+            name, sep, value = item.partition("=")
+            name = name.strip()
+            if not sep or name not in HINT_NAMES:
+                raise click.BadParameter(f"'{item}' is not one of {', '.join(n + '=SIZE' for n in HINT_NAMES)}",
+                                         param_hint="--hint")
+            try:
+                size = int(value, 0)
+            except ValueError:
+                size = 0
+            if size < 1:
+                raise click.BadParameter(f"'{item}': the size must be a positive integer", param_hint="--hint")
+            hints[name] = size
+    return hints
+
+
+def _explain_choice(comp) -> None:
+    """``-v``: what the cost model chose (or that everything was fixed), to stderr."""
+    choice = comp.choice
+    if choice is None:
+        click.echo("tritonc: every meta-parameter was fixed on the command line; the cost model did not run",
+                   err=True)
+    else:
+        click.echo(choice.explain(), err=True)
+    click.echo(f"tritonc: compiled with {' '.join(f'{k}={v}' for k, v in comp.tunables.items())}"
+               f"{' ' if comp.tunables else ''}num_warps={comp.num_warps} num_stages={comp.num_stages} "
+               f"for {comp.options.arch}", err=True)
+
+
 def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
     if emit is not None:
         kinds = [k.strip() for k in emit.split(",") if k.strip()]
@@ -99,8 +135,13 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
 @click.option("--tune", multiple=True, metavar="NAME=a,b,...", help="Candidate values of a meta-parameter (the first is compiled).")
 @click.option("--kernel", metavar="NAME", help="Compile only this kernel of a multi-kernel file.")
 @click.option("--num-warps", default="auto", metavar="N[,N...]", show_default=True,
-              help="Warps per program instance; 'auto': 4, or more for large tiles (docs/cli.md).")
-@click.option("--num-stages", default="3", metavar="N[,N...]", show_default=True, help="Software-pipelining depth.")
+              help="Warps per program instance; 'auto': the cost model's choice for kernels with '@', "
+                   "else 4, or more for large tiles (docs/cli.md, docs/tuning.md).")
+@click.option("--num-stages", default="auto", metavar="N[,N...]", show_default=True,
+              help="Software-pipelining depth; 'auto': the cost model's choice (docs/tuning.md), 3 without a dot.")
+@click.option("--hint", "hints", multiple=True, metavar="M=..,N=..,K=..",
+              help="Problem sizes for the cost model (default: a large problem; docs/tuning.md).")
+@click.option("-v", "--verbose", is_flag=True, help="Say which meta-parameters the cost model chose and why.")
 @click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
@@ -116,8 +157,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
-def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, arch, use_ptxas,
-            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
+def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, verbose, arch,
+            use_ptxas, allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -131,8 +172,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
     if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
         raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
-    stages = _parse_int_list(num_stages, "--num-stages")[0]
-    if stages < 1:
+    stages = None if num_stages == "auto" else _parse_int_list(num_stages, "--num-stages")[0]
+    if stages is not None and stages < 1:
         raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
     pipeline = list(dict.fromkeys(("specialize",) + TT_PIPELINE + TTG_PIPELINE))
     for name in print_after:
@@ -151,7 +192,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize)
+        specialize=specialize, hint=_parse_hints(hints))
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     sources = SourceManager()
@@ -166,6 +207,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
         results = {kind: comp.emit(kind) for kind in kinds}
+        if verbose:
+            _explain_choice(comp)
         for w in comp.diag.warnings:
             click.echo(sources.render(w), err=True)
     except CompileError as e:

@@ -103,7 +103,11 @@ def decode_source(data: bytes, path: str) -> str:
 
 
 def _tunable_values(tu, options: CompileOptions) -> dict[str, int]:
-    """Values for ``const tunable`` names: ``-D`` first, then ``--tune``'s first candidate."""
+    """Values the user fixed for ``const tunable`` names: ``-D`` first, then a one-value ``--tune``.
+
+    Raises:
+        CompileError: ``-D NAME=text`` for a tunable where ``text`` is not an integer.
+    """
     values: dict[str, int] = {}
     for decl in tu.tunables:
         if decl.override is not None:
@@ -112,17 +116,64 @@ def _tunable_values(tu, options: CompileOptions) -> dict[str, int]:
                 values[decl.name] = int(text, 0)
             except ValueError:
                 raise CompileError(f"-D {decl.name}={text}: a tunable needs an integer value", decl.loc) from None
-        elif decl.name in options.tune:
+        elif len(options.tune.get(decl.name, ())) == 1:
             values[decl.name] = options.tune[decl.name][0]
     return values
+
+
+def _candidate_values(decl) -> list[int] | None:
+    """The integer candidates of a ``const tunable`` declaration, or ``None`` when one of them
+    is not an integer literal (such a tunable takes its first candidate, as sema decides)."""
+    from .frontend import ast
+
+    out = []
+    for c in decl.candidates:
+        if isinstance(c, ast.IntLiteral):
+            out.append(int(c.value))
+        else:
+            return None
+    return out
+
+
+@dataclass
+class FrontendResult:
+    """The frontend's module, the tunable values it was built with, and the cost model's
+    :class:`~tritonc.tuning.cost_model.Choice` (``None`` when the user fixed everything)."""
+
+    module: Module
+    tunables: dict[str, int]
+    choice: object | None = None
+
+    @property
+    def num_warps(self) -> int | None:
+        """Warps the cost model chose (``None``: the user's, or the tile rule's)."""
+        c = self.choice
+        return None if c is None or c.config is None or "num_warps" not in c.free else c.config.num_warps
+
+    @property
+    def num_stages(self) -> int | None:
+        c = self.choice
+        return None if c is None or c.config is None or "num_stages" not in c.free else c.config.num_stages
 
 
 def frontend(text: str, path: str, options: CompileOptions, sources: SourceManager,
              diag: DiagnosticSink) -> Module:
     """Preprocess, parse, check and translate one source file into tt IR (before any pass).
 
+    See :func:`frontend_result`, which also returns the meta-parameters chosen.
+    """
+    return frontend_result(text, path, options, sources, diag).module
+
+
+def frontend_result(text: str, path: str, options: CompileOptions, sources: SourceManager,
+                    diag: DiagnosticSink) -> FrontendResult:
+    """Preprocess, parse, check and translate one source file into tt IR (before any pass).
+
     ``--tune NAME=a,b`` values for names that are not ``const tunable`` become macros
-    (the first candidate), unless ``-D NAME`` already defines the macro.
+    (the first candidate), unless ``-D NAME`` already defines the macro. Meta-parameters the
+    user left free (``const tunable`` names without ``-D`` or a one-value ``--tune``, and
+    ``num_warps`` / ``num_stages`` when ``None``) are chosen by the cost model
+    (:mod:`tritonc.tuning.cost_model`) for ``options.arch`` and ``options.hint``.
 
     Raises:
         CompileError: any error in the user's program, with its location.
@@ -140,11 +191,77 @@ def frontend(text: str, path: str, options: CompileOptions, sources: SourceManag
         defines.update(extra)
         pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
         tu = parse_preprocessed(pre, path)
-    module = generate_ir(tu, tunables=_tunable_values(tu, options), diag=diag,
-                         num_warps=options.num_warps or 4)
+    fixed = _tunable_values(tu, options)
+    choice = None
+    values = dict(fixed)
+    free: dict[str, list[int]] = {}
+    for decl in tu.tunables:
+        if decl.name in fixed:
+            continue
+        cands = options.tune.get(decl.name) or _candidate_values(decl)
+        if cands:
+            free[decl.name] = list(cands)
+    if free or options.num_warps is None or options.num_stages is None:
+        choice = _choose_meta_parameters(tu, fixed, free, options)
+        if choice.config is not None:
+            values.update(dict(choice.config.tunables))
+        else:
+            values.update({k: v[0] for k, v in free.items()})
+    warps = options.num_warps or (choice.config.num_warps if choice is not None and choice.config is not None
+                                  and "num_warps" in choice.free else None) or 4
+    module = generate_ir(tu, tunables=values, diag=diag, num_warps=warps)
     if options.kernel is not None:
         select_kernel(module, options.kernel)
-    return module
+    return FrontendResult(module, values, choice)
+
+
+def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]], options: CompileOptions):
+    """Run the cost model over every combination of the free meta-parameters (see
+    :func:`frontend_result`); each tunable combination is translated once, quietly, to read its
+    dots. Combinations the frontend rejects are reported as rejected."""
+    from .frontend.irgen import generate_ir
+    from .tuning import cost_model as cm
+
+    warps = (options.num_warps,) if options.num_warps is not None else cm.WARP_CANDIDATES
+    stages = (options.num_stages,) if options.num_stages is not None else cm.STAGE_CANDIDATES
+    names = tuple(free) + (("num_warps",) if options.num_warps is None else ()) \
+        + (("num_stages",) if options.num_stages is None else ())
+    combos = 1
+    for v in free.values():
+        combos *= len(v)
+    if combos > cm.MAX_COMBINATIONS:
+        raise CompileError(f"{combos} combinations of tunable candidates ({', '.join(free)}) are too many for "
+                           f"the cost model (at most {cm.MAX_COMBINATIONS}); fix some with -D NAME=VALUE")
+    space = []
+    rejected = []
+    any_dot = False
+    for config in cm.configurations(free, (warps[0],), (stages[0],)):
+        values = dict(fixed, **dict(config.tunables))
+        try:
+            module = generate_ir(tu, tunables=values, diag=DiagnosticSink())
+            if options.kernel is not None:
+                select_kernel(module, options.kernel)
+        except CompileError as e:
+            for w in warps:
+                for s in stages:
+                    rejected.append(cm.Estimate(cm.Config(config.tunables, w, s),
+                                                reason=f"the frontend rejects it: {e.diagnostic.message}"))
+            continue
+        tiles = cm.dot_tiles(module, warps, options.allow_tf32)
+        any_dot = any_dot or bool(tiles)
+        for w in warps:
+            for s in stages:
+                space.append((cm.Config(config.tunables, w, s), tiles))
+    if not any_dot:
+        first = cm.Config(tuple((k, v[0]) for k, v in free.items()), warps[0],
+                          stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES)
+        return cm.Choice(first, cm.GPU_MODELS[options.arch], dict(cm.LARGE_PROBLEM, **options.hint),
+                         bool(options.hint), rejected=rejected, free=tuple(n for n in names if n != "num_warps"),
+                         note="no tt.dot to rank: each free tunable takes its first candidate, "
+                              "num_warps comes from the tile sizes (analysis/num_warps.py)")
+    choice = cm.choose(space, options.arch, options.hint, names)
+    choice.rejected.extend(rejected)
+    return choice
 
 
 def select_kernel(module: Module, name: str) -> None:
@@ -213,12 +330,27 @@ class Compilation:
         self.sources.register(self.path, self.text)
 
     #: What a compilation derived with other options shares with this one (see :meth:`_derived`).
-    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_frontend")
+    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_front", "_frontend")
+
+    @cached_property
+    def _front(self) -> FrontendResult:
+        return frontend_result(self.text, self.path, self.options, self.sources, self.diag)
 
     @cached_property
     def _frontend(self) -> Module:
         """The module as the frontend made it; never mutated (each chain of passes clones it)."""
-        return frontend(self.text, self.path, self.options, self.sources, self.diag)
+        return self._front.module
+
+    @property
+    def choice(self):
+        """The cost model's :class:`~tritonc.tuning.cost_model.Choice` (what it chose and why;
+        ``-v`` prints it), or ``None`` when the user fixed every meta-parameter."""
+        return self._front.choice
+
+    @property
+    def tunables(self) -> dict[str, int]:
+        """The value of every ``const tunable`` of the file in this compilation."""
+        return dict(self._front.tunables)
 
     @cached_property
     def ttir(self) -> Module:
@@ -266,18 +398,30 @@ class Compilation:
         module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
         module.attrs["num_warps"] = self.num_warps
         run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
-                     allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages, arch=self.options.arch)
+                     allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.options.arch)
         self._print_analyses(module, ttg=True)
         return module
 
     @cached_property
     def num_warps(self) -> int:
-        """``options.num_warps``, or the default chosen from the optimised tile IR."""
+        """``options.num_warps``, or the cost model's choice (kernels with a dot), or the default
+        chosen from the optimised tile IR (:mod:`tritonc.analysis.num_warps`)."""
         if self.options.num_warps is not None:
             return self.options.num_warps
+        if self._front.num_warps is not None:
+            return self._front.num_warps
         from .analysis.num_warps import default_num_warps
 
         return default_num_warps(self.ttir)
+
+    @property
+    def num_stages(self) -> int:
+        """``options.num_stages``, or the cost model's choice, or 3."""
+        if self.options.num_stages is not None:
+            return self.options.num_stages
+        from .tuning.cost_model import DEFAULT_NUM_STAGES
+
+        return self._front.num_stages or DEFAULT_NUM_STAGES
 
     @cached_property
     def lowered(self):

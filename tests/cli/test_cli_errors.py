@@ -720,7 +720,7 @@ def test_tile_ir_of_a_file_without_kernels_is_allowed(tmp_path, monkeypatch):
 
 USAGE = [
     # (intent, args after the source, click's last line; "..." ends a prefix)
-    ("unknown option", ["--bogus"], "Error: No such option '--bogus'."),
+    ("unknown option", ["--no-such-flag"], "Error: No such option '--no-such-flag'."),
     ("unknown --emit kind", ["--emit=exe"],
      "Error: Invalid value for --emit: unknown output kind 'exe'; expected one of "
      "ttir, ttgir, llir, ptx, cubin, header, py"),
@@ -865,10 +865,10 @@ def test_process_unreadable_input_and_unwritable_output(tmp_path):
 
 
 def test_process_bad_usage_is_status_2(tmp_path):
-    run = tritonc_process("x.tri", "--bogus", cwd=tmp_path)
+    run = tritonc_process("x.tri", "--no-such-flag", cwd=tmp_path)
     assert_clean(run)
     assert run.status == 2
-    assert run.err_lines[-1] == "Error: No such option '--bogus'."
+    assert run.err_lines[-1] == "Error: No such option '--no-such-flag'."
 
 
 def test_process_non_utf8_stdin(tmp_path):

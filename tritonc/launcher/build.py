@@ -47,6 +47,7 @@ def compiled_kernels(comp) -> list[CompiledKernel]:
     """One :class:`CompiledKernel` per kernel of a :class:`~tritonc.driver.Compilation`, in source order."""
     defines = {k: ("1" if v is None else v) for k, v in comp.options.defines.items()}
     defines.update({k: str(v[0]) for k, v in comp.options.tune.items()})
+    defines.update({k: str(v) for k, v in comp.tunables.items()})
     out = []
     kernels = [f for f in comp.ttgir.functions if f.kind == "kernel"]
     for f in kernels:
@@ -58,7 +59,7 @@ def compiled_kernels(comp) -> list[CompiledKernel]:
                          for g in kernels if g.attrs.get("variant_of") == f.name)
         out.append(CompiledKernel(signature, num_warps=info.num_warps, shared_bytes=info.shared_bytes,
                                   arch=comp.options.arch, cubin=comp.cubin, ptx=comp.ptx, defines=defines,
-                                  num_stages=comp.options.num_stages, variants=variants))
+                                  num_stages=comp.num_stages, variants=variants))
     return out
 
 
