@@ -141,6 +141,9 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
               help="Software-pipelining depth; 'auto': the cost model's choice (docs/tuning.md), 3 without a dot.")
 @click.option("--hint", "hints", multiple=True, metavar="M=..,N=..,K=..",
               help="Problem sizes for the cost model (default: a large problem; docs/tuning.md).")
+@click.option("--grid", "grid", metavar="'E0[,E1[,E2]]'",
+              help="Launch grid of the kernels, e.g. 'cdiv(M,TM),cdiv(N,TN)': replaces their __grid; "
+                   "the launchers then compute it from the arguments.")
 @click.option("-v", "--verbose", is_flag=True, help="Say which meta-parameters the cost model chose and why.")
 @click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
@@ -157,7 +160,7 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
-def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, verbose, arch,
+def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, verbose, arch,
             use_ptxas, allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
@@ -192,7 +195,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize, hint=_parse_hints(hints))
+        specialize=specialize, hint=_parse_hints(hints), grid=grid)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     sources = SourceManager()

@@ -143,6 +143,8 @@ class FrontendResult:
     module: Module
     tunables: dict[str, int]
     choice: object | None = None
+    #: the launch grid of each kernel that declares one (``__grid`` or ``--grid``), by name
+    grids: dict[str, tuple] = field(default_factory=dict)
 
     @property
     def num_warps(self) -> int | None:
@@ -212,7 +214,42 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
     module = generate_ir(tu, tunables=values, diag=diag, num_warps=warps)
     if options.kernel is not None:
         select_kernel(module, options.kernel)
-    return FrontendResult(module, values, choice)
+    grids = _kernel_grids(tu, module, values, options, sources, diag)
+    return FrontendResult(module, values, choice, grids)
+
+
+#: The file name diagnostics in a ``--grid`` expression show.
+GRID_OPTION_PATH = "<--grid>"
+
+
+def _kernel_grids(tu, module: Module, tunables: dict[str, int], options: CompileOptions,
+                  sources: SourceManager, diag: DiagnosticSink) -> dict[str, tuple]:
+    """Each kernel's launch grid: ``--grid`` (``options.grid``) for every kernel, else its own
+    ``__grid``. ``--grid`` text goes through the preprocessor with the command line's macros.
+
+    Raises:
+        CompileError: a grid expression that is not one (``tritonc.frontend.grid``), a
+            ``__grid`` on a device function, or ``--grid`` text that does not parse.
+    """
+    from .frontend.grid import lower_grid
+
+    kernels = {f.name: f for f in module.functions if f.kind == "kernel"}
+    override = None
+    if options.grid is not None:
+        from .frontend.parser import parse_preprocessed
+        from .frontend.preprocess import preprocess
+
+        text = f"__grid({options.grid}) void __tritonc_grid(void) {{}}\n"
+        pre = preprocess(text, GRID_OPTION_PATH, dict(options.defines), list(options.include_dirs), sources, diag)
+        override = parse_preprocessed(pre, GRID_OPTION_PATH).functions[0].grid
+    grids = {}
+    for fdef in tu.functions:
+        exprs = override if override is not None else fdef.grid
+        if fdef.grid is not None and fdef.name not in kernels and fdef.name in {f.name for f in module.functions}:
+            raise CompileError(f"__grid on '{fdef.name}', which is not a kernel", fdef.grid[0].loc)
+        if exprs is not None and fdef.name in kernels:
+            grids[fdef.name] = lower_grid(exprs, kernels[fdef.name], tunables)
+    return grids
 
 
 def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]], options: CompileOptions):
@@ -346,6 +383,11 @@ class Compilation:
         """The cost model's :class:`~tritonc.tuning.cost_model.Choice` (what it chose and why;
         ``-v`` prints it), or ``None`` when the user fixed every meta-parameter."""
         return self._front.choice
+
+    @property
+    def grids(self) -> dict[str, tuple]:
+        """The launch grid of each kernel that declares one (``tritonc.frontend.grid`` form)."""
+        return dict(self._front.grids)
 
     @property
     def tunables(self) -> dict[str, int]:

@@ -30,6 +30,8 @@ class CompileOptions:
             model; a macro takes the first value.
         hint: problem sizes for the cost model (``--hint M=4096,N=4096,K=4096``): ``M``, ``N``,
             ``K`` of the kernel's matrix products; missing ones are assumed large.
+        grid: ``--grid 'cdiv(M,TM),cdiv(N,TN)'``: the launch grid of every kernel, replacing
+            their ``__grid`` (``tritonc.frontend.grid``).
         kernel: compile only this kernel of a multi-kernel file (``--kernel``).
         num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads);
             ``None`` picks them from the kernel's tiles (:mod:`tritonc.analysis.num_warps`).
@@ -60,3 +62,4 @@ class CompileOptions:
     werror: bool = False
     specialize: bool | None = None
     hint: dict[str, int] = field(default_factory=dict)
+    grid: str | None = None

@@ -59,7 +59,8 @@ def compiled_kernels(comp) -> list[CompiledKernel]:
                          for g in kernels if g.attrs.get("variant_of") == f.name)
         out.append(CompiledKernel(signature, num_warps=info.num_warps, shared_bytes=info.shared_bytes,
                                   arch=comp.options.arch, cubin=comp.cubin, ptx=comp.ptx, defines=defines,
-                                  num_stages=comp.num_stages, variants=variants))
+                                  num_stages=comp.num_stages, variants=variants,
+                                  grid=comp.grids.get(f.name), tunables=comp.tunables))
     return out
 
 

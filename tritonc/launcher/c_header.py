@@ -7,6 +7,10 @@ CUDA driver library (``-lcuda``). For every kernel ``K`` of the cubin it defines
     CUresult K_unload(void);    /* unload it from the current context                  */
     CUresult K(CUstream stream, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
                <one C argument per kernel parameter>);
+    /* a kernel with a declared grid (``__grid`` or ``--grid``) instead: */
+    CUresult K(CUstream stream, <arguments>);        /* computes the grid from the arguments */
+    CUresult K_with_grid(CUstream stream, unsigned int grid_x, unsigned int grid_y,
+                         unsigned int grid_z, <arguments>);
     const char *K_last_error(void);  /* why the last launch was refused, or NULL       */
     static const struct tritonc_kernel_metadata K_metadata;
 
@@ -123,7 +127,7 @@ def _check_kernels(kernels: Sequence[CompiledKernel]) -> None:
         if k.arch != first.arch:
             raise ValueError(f"kernels '{first.name}' and '{k.name}' have different archs")
         for sym in (k.name, f"{k.name}_load", f"{k.name}_unload", f"{k.name}_last_error",
-                    f"{k.name}_metadata"):
+                    f"{k.name}_metadata") + ((f"{k.name}_with_grid",) if k.grid is not None else ()):
             if sym in public:
                 raise ValueError(f"kernel '{k.name}' would define '{sym}', which kernel "
                                  f"'{public[sym]}' already defines")
@@ -187,6 +191,46 @@ def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> 
     return lines
 
 
+def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> list[str]:
+    """``K(stream, args...)``: computes the declared grid from the arguments (C arithmetic on
+    long long, ``tritonc.launcher.grid``) and launches ``K_with_grid``; a grid dimension
+    outside ``0..limit`` or a division by zero refuses the launch."""
+    from .grid import grid_c, grid_text
+
+    names = {p.name: c for p, c in zip(k.params, cnames)}
+    args = ["CUstream stream"]
+    for p, cname in zip(k.params, cnames):
+        ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
+        args.append(f"{ctype} {cname}")
+    dims = list(k.grid) + [("int", 1)] * (3 - len(k.grid))
+    lines = ["",
+             f"/* {_comment_safe(k.signature.triton_c())}",
+             f" * on its declared grid ({_comment_safe(grid_text(k.grid))}) */",
+             f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")",
+             "{",
+             "    int tritonc_bad = 0;",
+             "    long long tritonc_grid[3];",
+             "    static const long long tritonc_limit[3] = {2147483647LL, 65535LL, 65535LL};",
+             "    int tritonc_axis;"]
+    for axis, d in enumerate(dims):
+        lines.append(f"    tritonc_grid[{axis}] = {grid_c(d, names)};")
+    what = f"{k.name}: the declared grid divides by zero or shifts out of range"
+    lines += ["    if (tritonc_bad) {",
+              f"        {mod}_refused = {c_string_literal(what)};",
+              "        return CUDA_ERROR_INVALID_VALUE;",
+              "    }",
+              "    for (tritonc_axis = 0; tritonc_axis < 3; ++tritonc_axis) {",
+              "        if (tritonc_grid[tritonc_axis] < 0 || tritonc_grid[tritonc_axis] > tritonc_limit[tritonc_axis]) {",
+              f"            {mod}_refused = {c_string_literal(k.name + ': a dimension of the declared grid is outside 0..limit (2^31-1 along x, 65535 along y and z)')};",
+              "            return CUDA_ERROR_INVALID_VALUE;",
+              "        }",
+              "    }",
+              f"    return {k.name}_with_grid(stream, (unsigned int)tritonc_grid[0], (unsigned int)tritonc_grid[1], "
+              "(unsigned int)tritonc_grid[2]" + "".join(f", {c}" for c in cnames) + ");",
+              "}"]
+    return lines
+
+
 def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                       header_name: str | None = None, command: str | None = None) -> str:
     """Return the text of a header for ``kernels``, which must all come from one cubin.
@@ -228,6 +272,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit(f" *       num_warps={k.num_warps} ({k.block_threads} threads per block), "
              f"dynamic shared memory {k.shared_bytes} bytes"
              + (f", defines {_comment_safe(k.defines_string())}" if k.defines else ""))
+        if k.grid is not None:
+            from .grid import grid_text
+
+            emit(f" *       declared grid ({_comment_safe(grid_text(k.grid))}): {k.name}(stream, args...) "
+                 f"computes it, {k.name}_with_grid(stream, grid_x, grid_y, grid_z, args...) takes another")
         for v in k.variants:
             emit(f" *       runs the variant {v.name} when {_comment_safe(v.describe())} "
                  "(addresses in bytes)")
@@ -270,6 +319,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("};")
     emit("#endif")
     emit("")
+    if any(k.grid is not None for k in kernels):
+        from .grid import c_helper_definitions
+
+        out.extend(c_helper_definitions())
+        emit("")
     emit("#ifndef TRITONC_MAX_CONTEXTS")
     emit("#define TRITONC_MAX_CONTEXTS 16")
     emit("#endif")
@@ -408,8 +462,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         for p, cname in zip(k.params, cnames):
             ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
             args.append(f"{ctype} {cname}")
+        launch_name = k.name if k.grid is None else f"{k.name}_with_grid"
         emit(f"/* {_comment_safe(k.signature.triton_c())} */")
-        emit(f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")")
+        if k.grid is not None:
+            emit("/* with an explicit grid (the declared one is computed by the function below) */")
+        emit(f"static inline CUresult {launch_name}(" + ",\n        ".join(args) + ")")
         emit("{")
         emit(f"    struct {mod}_loaded *tritonc_loaded = NULL;")
         emit("    CUresult tritonc_err;")
@@ -439,6 +496,8 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                  f"{k.block_threads}u, 1u, 1u,")
             emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
         emit("}")
+        if k.grid is not None:
+            out.extend(_declared_grid_launcher(k, cnames, mod))
         index += 1 + len(k.variants)
 
     emit("")

@@ -3,7 +3,10 @@
 The module needs only numpy and cuda-python (``cuda.core``) at run time; torch and CuPy are
 optional. For every kernel ``K(p0, p1, ...)`` of the cubin it defines::
 
-    K(p0, p1, ..., *, grid, stream=None)   # grid: int or tuple of 1-3 ints
+    K(p0, p1, ..., *, grid=None, stream=None)
+        # grid: int or tuple of 1-3 ints, or a callable of K.meta (Triton's grid=lambda meta:
+        # ...), or None for the kernel's declared grid (__grid / --grid)
+    K.meta                                 # tunables, num_warps, num_stages
     K.metadata                             # the same dict as metadata["K"]
     metadata = {"K": {...}, ...}           # name, arch, num_warps, shared_bytes, params, defines
 
@@ -138,7 +141,7 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
     doc.append("")
     for k in kernels:
         names = py_param_names(k.params)
-        doc.append(f"    {k.name}({', '.join(names + ['*', 'grid', 'stream=None'])})")
+        doc.append(f"    {k.name}({', '.join(names + ['*', 'grid=None', 'stream=None'])})")
         doc.append(f"        {k.signature.triton_c()}")
         doc.append(f"        num_warps={k.num_warps} ({k.block_threads} threads per block), "
                    f"dynamic shared memory {k.shared_bytes} bytes")
@@ -187,24 +190,46 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
                 multiples = ", ".join(f"({index[name]}, {m})" for name, m in v.multiples)
                 emit(f"    ({v.name!r}, {v.shared_bytes}, ({multiples},)),  # {v.describe()}")
         emit("))")
+        declared = "None"
+        if k.grid is not None:
+            from .grid import grid_py, grid_text
+
+            declared = f"_{k.name}_grid"
+            by_name = {p.name: n for p, n in zip(k.params, names)}
+            emit("")
+            emit("")
+            emit(f"def _{k.name}_grid({', '.join(names)}):")
+            emit(f'    """The declared grid ({grid_text(k.grid)})."""'.replace("\\", "\\\\"))
+            emit(f"    return ({', '.join(grid_py(d, by_name) for d in k.grid)},)")
         emit("")
         emit("")
-        signature = ", ".join(names + ["*", "grid", "stream=None"])
+        signature = ", ".join(names + ["*", "grid=None", "stream=None"])
         emit(f"def {k.name}({signature}):")
         emit(f'    """Launch {k.signature.triton_c()}.'.replace("\\", "\\\\"))
         emit("")
         for p, name in zip(k.params, names):
             emit(f"    {name}: {_param_doc(p)}")
         emit(f"    grid: number of blocks, an int or a tuple of 1 to 3 ints ({k.block_threads} "
-             "threads each); a 0 launches nothing")
+             "threads each; a 0 launches nothing), or a")
+        emit(f"        callable taking {k.name}.meta (the tunables, num_warps, num_stages) and returning one;")
+        if k.grid is not None:
+            from .grid import grid_text
+
+            emit(f"        None: the declared grid, ({grid_text(k.grid)})")
+        else:
+            emit("        required: the kernel declares no __grid")
         emit("    stream: a cuda.core Stream, an object with __cuda_stream__ (torch, CuPy), an int")
         emit("        handle, or None: torch's current stream when a torch tensor is passed, else the")
         emit("        device's default stream")
         emit('    """')
-        emit(f"    _module.launch(_{k.name}_spec, grid, stream, ({', '.join(names)}{',' if len(names) == 1 else ''}))")
+        args = f"({', '.join(names)}{',' if len(names) == 1 else ''})"
+        emit(f"    _args = {args}")
+        emit(f"    grid = _resolve_grid(_{k.name}_spec, grid, {declared}, {k.name}.meta, _args)")
+        emit(f"    _module.launch(_{k.name}_spec, grid, stream, _args)")
         emit("")
         emit("")
         emit(f"{k.name}.metadata = metadata[{k.name!r}]")
+        emit(f"{k.name}.meta = {k.meta()!r}")
     return "\n".join(out) + "\n"
 
 
