@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .diagnostics import CompileError, InternalCompilerError, SourceManager
+from .diagnostics import CompileError, InternalCompilerError, SourceManager, UsageError
 from .files import write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
@@ -214,6 +214,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             _explain_choice(comp)
         for w in comp.diag.warnings:
             click.echo(sources.render(w), err=True)
+    except UsageError as e:  # an option the input shows to be wrong: bad usage, exit status 2
+        raise click.BadParameter(str(e), param_hint=e.option) from None
     except CompileError as e:
         for w in comp.diag.warnings if comp is not None else ():  # warnings found before the error
             click.echo(sources.render(w), err=True)

@@ -33,7 +33,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TextIO
 
-from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, recursion_headroom
+from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, UsageError, recursion_headroom
 from .ir.core import Module
 from .ir.printer import print_module
 from .options import CompileOptions
@@ -179,6 +179,8 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
 
     Raises:
         CompileError: any error in the user's program, with its location.
+        UsageError: a ``--tune`` name that is neither a ``const tunable`` nor a macro the
+            preprocessed source uses (expands or tests in a conditional).
     """
     from .frontend.irgen import generate_ir
     from .frontend.parser import parse_preprocessed
@@ -189,10 +191,16 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
     tu = parse_preprocessed(pre, path)
     declared = {d.name for d in tu.tunables}
     extra = {k: str(v[0]) for k, v in options.tune.items() if k not in declared and k not in defines}
+    used = set(pre.used_names)
     if extra:
         defines.update(extra)
         pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
         tu = parse_preprocessed(pre, path)
+        used |= pre.used_names
+    unused = [k for k in options.tune if k not in declared and k not in used]
+    if unused:
+        raise UsageError(f"'{unused[0]}' is neither a const tunable of {path} nor a macro its source uses",
+                         "--tune")
     fixed = _tunable_values(tu, options)
     choice = None
     values = dict(fixed)
@@ -214,7 +222,7 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
     module = generate_ir(tu, tunables=values, diag=diag, num_warps=warps)
     if options.kernel is not None:
         select_kernel(module, options.kernel)
-    grids = _kernel_grids(tu, module, values, options, sources, diag)
+    grids = _kernel_grids(tu, module, values, options, sources, diag, pre.final_macros)
     return FrontendResult(module, values, choice, grids)
 
 
@@ -223,9 +231,10 @@ GRID_OPTION_PATH = "<--grid>"
 
 
 def _kernel_grids(tu, module: Module, tunables: dict[str, int], options: CompileOptions,
-                  sources: SourceManager, diag: DiagnosticSink) -> dict[str, tuple]:
+                  sources: SourceManager, diag: DiagnosticSink, macros: dict[str, str]) -> dict[str, tuple]:
     """Each kernel's launch grid: ``--grid`` (``options.grid``) for every kernel, else its own
-    ``__grid``. ``--grid`` text goes through the preprocessor with the command line's macros.
+    ``__grid``. ``--grid`` text goes through the preprocessor with the macros defined at the
+    end of the file (``macros``: the command line's and the file's).
 
     Raises:
         CompileError: a grid expression that is not one (``tritonc.frontend.grid``), a
@@ -240,7 +249,7 @@ def _kernel_grids(tu, module: Module, tunables: dict[str, int], options: Compile
         from .frontend.preprocess import preprocess
 
         text = f"__grid({options.grid}) void __tritonc_grid(void) {{}}\n"
-        pre = preprocess(text, GRID_OPTION_PATH, dict(options.defines), list(options.include_dirs), sources, diag)
+        pre = preprocess(text, GRID_OPTION_PATH, macros, list(options.include_dirs), sources, diag)
         override = parse_preprocessed(pre, GRID_OPTION_PATH).functions[0].grid
     grids = {}
     for fdef in tu.functions:

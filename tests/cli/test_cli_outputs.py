@@ -274,6 +274,40 @@ def test_tune_of_a_macro(in_tmp):
     assert "i32[512]" in run.stdout and "1024" not in run.stdout
 
 
+def test_tune_of_a_macro_the_source_only_tests(in_tmp, tmp_path):
+    # '#ifndef TM' is a use: --tune TM=... sets the macro the file would otherwise define
+    src = tmp_path / "t.tri"
+    src.write_text("#ifndef TM\n#define TM 16\n#endif\nvoid k(float *X) {\n  int r[TM] = 0 ... TM;\n"
+                   "  *(X + r) = 1.0f;\n}\n")
+    run = ok(src, "--tune", "TM=32,64", "--emit=ttir", "-o", "-")
+    assert "i32[32]" in run.stdout
+
+
+def test_verbose_prints_the_cost_models_choice(in_tmp):
+    run = ok(MATMUL, "-o", "m.ptx", "-v", "--hint", "M=512,N=512", "--hint", "K=16384")
+    assert "problem M=512, N=512, K=16384 (--hint)" in run.stderr
+    assert "tritonc:   chose TM=64 TN=64" in run.stderr
+    assert run.stderr.rstrip().splitlines()[-1].startswith("tritonc: compiled with TM=64 TN=64")
+
+
+def test_verbose_with_everything_fixed(in_tmp):
+    run = ok(VECTOR_ADD, "-o", "v.ptx", "-v", "--num-warps", "4", "--num-stages", "3")
+    assert "every meta-parameter was fixed on the command line; the cost model did not run" in run.stderr
+
+
+def test_command_line_grid_reaches_the_launchers(in_tmp):
+    run = ok(VECTOR_ADD, "--grid", "cdiv(N, BLOCK) * 2", "--emit=py", "-o", "-")
+    assert "The declared grid (cdiv(N, 1024) * 2)." in run.stdout
+
+
+def test_bad_command_line_grid_is_a_located_error(in_tmp):
+    run = tritonc(VECTOR_ADD, "--grid", "cdiv(N, Z)", "-o", "v.cubin")
+    assert run.status == 1
+    assert run.stderr.startswith("<--grid>:1:16: error: grid expressions use integer parameters; 'Z' of kernel "
+                                 "'vector_add' is a pointer")
+    assert not Path("v.cubin").exists()
+
+
 def test_define_beats_tune(in_tmp):
     run = ok(MATMUL, "-D", "TM=64", "--tune", "TM=128", "--emit=ttir", "-o", "-")
     assert "i32[64]" in run.stdout and "i32[128]" not in run.stdout

@@ -50,7 +50,7 @@ def test_no_grid_declared():
 def test_command_line_grid_replaces_the_declared_one():
     grid = grid_of("__grid(1)", grid="max(M, N), 2, 3")
     assert grid == (("max", ("arg", "M"), ("arg", "N")), ("int", 2), ("int", 3))
-    # --grid sees the command line's macros
+    # --grid sees the command line's macros and the file's
     assert grid_of("", grid="cdiv(M, BLK)", defines={"BLK": "32"}) == (("cdiv", ("arg", "M"), ("int", 32)),)
 
 
