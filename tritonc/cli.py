@@ -144,6 +144,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
 @click.option("--grid", "grid", metavar="'E0[,E1[,E2]]'",
               help="Launch grid of the kernels, e.g. 'cdiv(M,TM),cdiv(N,TN)': replaces their __grid; "
                    "the launchers then compute it from the arguments.")
+@click.option("-j", "--jobs", type=int, default=None, metavar="N",
+              help="Processes compiling variants in parallel (default: the number of CPUs).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which meta-parameters the cost model chose and why.")
 @click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
@@ -160,7 +162,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
-def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, verbose, arch,
+def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs, verbose,
+            arch,
             use_ptxas, allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
@@ -172,12 +175,18 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     unknown = [f for f in warning_flags if f != "error" and not f.startswith("no-")]
     if unknown:
         raise click.BadParameter(f"unknown warning flag '-W{unknown[0]}'", param_hint="-W")
-    warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
-    if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
-        raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
-    stages = None if num_stages == "auto" else _parse_int_list(num_stages, "--num-stages")[0]
-    if stages is not None and stages < 1:
-        raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
+    warps_list = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")
+    for warps in warps_list or ():
+        if not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
+            raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
+    stages_list = None if num_stages == "auto" else _parse_int_list(num_stages, "--num-stages")
+    for stages in stages_list or ():
+        if stages < 1:
+            raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
+    warps = warps_list[0] if warps_list else None
+    stages = stages_list[0] if stages_list else None
+    if jobs is not None and jobs < 1:
+        raise click.BadParameter(f"{jobs} is not a positive number of processes", param_hint="-j")
     pipeline = list(dict.fromkeys(("specialize",) + TT_PIPELINE + TTG_PIPELINE))
     for name in print_after:
         if name not in pipeline:
@@ -198,6 +207,12 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         specialize=specialize, hint=_parse_hints(hints), grid=grid)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
+    from .variants import has_variants
+
+    variants = has_variants(options, warps_list, stages_list)
+    if variants and use_ptxas:
+        raise click.BadParameter("variants are linked into one cubin by nvJitLink; drop --ptxas or give one "
+                                 "value per list", param_hint="--ptxas")
     sources = SourceManager()
     comp = None
     try:
@@ -209,11 +224,22 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                                path="<stdin>")
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
-        results = {kind: comp.emit(kind) for kind in kinds}
-        if verbose:
-            _explain_choice(comp)
-        for w in comp.diag.warnings:
-            click.echo(sources.render(w), err=True)
+        if variants:
+            from .variants import VariantBuild
+
+            comp.frontend_module  # errors in the program (and bad --tune names) as for one compilation
+            build = VariantBuild(comp.text, comp.path, options, warps_list, stages_list, jobs).build()
+            results = {kind: build.emit(kind) for kind in kinds}
+            if verbose:
+                click.echo(build.explain(), err=True)
+            for w in build.warnings:
+                click.echo(w, err=True)
+        else:
+            results = {kind: comp.emit(kind) for kind in kinds}
+            if verbose:
+                _explain_choice(comp)
+            for w in comp.diag.warnings:
+                click.echo(sources.render(w), err=True)
     except UsageError as e:  # an option the input shows to be wrong: bad usage, exit status 2
         raise click.BadParameter(str(e), param_hint=e.option) from None
     except CompileError as e:

@@ -46,9 +46,12 @@ class UsageError(Exception):
     """A command-line option the input shows to be wrong (``--tune`` of a name the file never
     uses): the CLI reports it as bad usage of ``option`` (exit status 2)."""
 
-    def __init__(self, message: str, option: str):
-        super().__init__(message)
+    def __init__(self, message: str, option: str = "--tune"):
+        super().__init__(message, option)
         self.option = option
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 class CompileError(Exception):

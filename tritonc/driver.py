@@ -223,6 +223,11 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
     if options.kernel is not None:
         select_kernel(module, options.kernel)
     grids = _kernel_grids(tu, module, values, options, sources, diag, pre.final_macros)
+    if options.kernel_suffix:
+        for f in module.functions:
+            if f.kind == "kernel":
+                f.name += options.kernel_suffix
+        grids = {k + options.kernel_suffix: g for k, g in grids.items()}
     return FrontendResult(module, values, choice, grids)
 
 
@@ -386,6 +391,11 @@ class Compilation:
     def _frontend(self) -> Module:
         """The module as the frontend made it; never mutated (each chain of passes clones it)."""
         return self._front.module
+
+    @property
+    def frontend_module(self) -> Module:
+        """The tt IR module as the frontend made it (before any pass); do not mutate it."""
+        return self._frontend
 
     @property
     def choice(self):

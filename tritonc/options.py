@@ -32,6 +32,8 @@ class CompileOptions:
             ``K`` of the kernel's matrix products; missing ones are assumed large.
         grid: ``--grid 'cdiv(M,TM),cdiv(N,TN)'``: the launch grid of every kernel, replacing
             their ``__grid`` (``tritonc.frontend.grid``).
+        kernel_suffix: appended to every kernel's symbol (``matmul__v1``): variants of one
+            kernel compiled separately and linked into one cubin (``tritonc.variants``).
         kernel: compile only this kernel of a multi-kernel file (``--kernel``).
         num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads);
             ``None`` picks them from the kernel's tiles (:mod:`tritonc.analysis.num_warps`).
@@ -63,3 +65,4 @@ class CompileOptions:
     specialize: bool | None = None
     hint: dict[str, int] = field(default_factory=dict)
     grid: str | None = None
+    kernel_suffix: str = ""

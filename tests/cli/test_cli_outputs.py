@@ -254,14 +254,35 @@ def test_include_dir(in_tmp):
     assert tritonc("src/k.tri", "--emit=ttir", "-o", "-").status == 1  # not found without -I
 
 
-def test_tune_list_replaces_the_candidates_the_cost_model_chooses_from(in_tmp):
-    # sm_90a, large problem: the model's first choice is TM=128 (docs/tuning.md); the list
-    # given here leaves it 32 or 64, and TN / TK still come from the file's own lists
-    run = ok(MATMUL, "--tune", "TM=32,64", "--emit=ttir", "-o", "-", "-v")
-    assert "tt.make_range {end = 128, start = 0} : i32[128]" not in run.stdout
-    m = re.search(r"tritonc: compiled with TM=(\d+) TN=(\d+) TK=(\d+)", run.stderr)
-    assert m and m.group(1) in ("32", "64") and m.group(2) in ("64", "128", "256") and m.group(3) in ("32", "64")
-    assert f"i32[{m.group(1)}]" in run.stdout
+def test_tune_list_makes_variants_and_ir_shows_the_default(in_tmp):
+    # sm_90a, large problem: TM=32 and TM=64 variants, TN / TK from the file's own lists by the
+    # cost model; the IR printed is the default variant's, the one the model ranks fastest
+    run = ok(MATMUL, "--tune", "TM=32,64", "--emit=ttir", "-o", "-", "-v", "-j", "1")
+    assert "tritonc: 2 variant(s), 2 kept, compiled with 1 process(es)" in run.stderr
+    m = re.search(r"tritonc:   v\d TM=(\d+): TM=\d+ TN=(\d+) TK=(\d+) .*\(default\)", run.stderr)
+    assert m and m.group(1) in ("32", "64")
+    assert f"f32[{m.group(1)},{m.group(2)}]" in run.stdout
+
+
+def test_variants_into_one_header_and_module(in_tmp):
+    run = ok(VECTOR_ADD, "--tune", "BLOCK=256,512", "--num-warps", "4,8", "--emit=header,py", "-o", "va", "-j", "2")
+    header, module = Path("va.h").read_text(), Path("va.py").read_text()
+    assert [d["name"] for d in parse_signature_lines(header)] == [f"vector_add__v{i}" for i in range(4)]
+    assert "static inline CUresult vector_add_by_id(" in header and "vector_add_num_variants(void)" in header
+    assert "_vector_add_variants = (vector_add__v0, vector_add__v1, vector_add__v2, vector_add__v3,)" in module
+    assert run.stderr == ""
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--num-warps", "4,3"], "Invalid value for --num-warps: 3 is not a power of two from 1 to 32"),
+    (["--num-stages", "3,0"], "Invalid value for --num-stages: 0 is not a positive number of stages"),
+    (["-j", "0"], "Invalid value for -j: 0 is not a positive number of processes"),
+    (["--num-warps", "4,8", "--ptxas"], "Invalid value for --ptxas: variants are linked into one cubin by nvJitLink"),
+])
+def test_variant_list_usage_errors(in_tmp, args, message):
+    run = tritonc(VECTOR_ADD, *args, "-o", "v.cubin")
+    assert run.status == 2 and message in run.stderr
+    assert not Path("v.cubin").exists()
 
 
 def test_one_value_tune_fixes_a_tunable(in_tmp):

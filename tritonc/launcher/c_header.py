@@ -52,7 +52,7 @@ from collections.abc import Sequence
 
 import tritonc
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, KernelParam
+from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
 
 #: Above this many bytes of dynamic shared memory a kernel needs an explicit opt-in.
 DEFAULT_SHARED_LIMIT = 48 * 1024
@@ -60,7 +60,7 @@ DEFAULT_SHARED_LIMIT = 48 * 1024
 #: Names a kernel parameter may not keep in C: they are types, macros or the launcher's own
 #: parameters; such parameters get a trailing underscore.
 _C_PARAM_RESERVED = C_RESERVED | frozenset("""
-stream grid_x grid_y grid_z int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
+stream grid_x grid_y grid_z variant int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
 size_t ptrdiff_t intptr_t uintptr_t CUdeviceptr CUstream CUresult CUfunction CUmodule CUcontext
 CUDA_SUCCESS CUDA_ERROR_INVALID_VALUE cuLaunchKernel
 """.split())
@@ -231,17 +231,66 @@ def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> l
     return lines
 
 
+def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list[str]:
+    """C for one :class:`Dispatcher`: ``K(...)`` launching the default variant, ``K_by_id(...,
+    variant)``, ``K_num_variants()``, ``K_default_variant()``, ``K_variant_meta(i)`` (the
+    variant's meta-parameters as text), ``K_variant_metadata(i)``, and ``K_load`` /
+    ``K_unload`` / ``K_last_error`` of the shared module."""
+    ks = [by_name[v] for v in d.variants]
+    first = ks[0]
+    cnames = c_param_names(first.params)
+    declared = first.grid is not None
+    args = ["CUstream stream"] + ([] if declared else ["unsigned int grid_x", "unsigned int grid_y",
+                                                        "unsigned int grid_z"])
+    for p, cname in zip(first.params, cnames):
+        args.append(f"{'CUdeviceptr' if p.is_pointer else p.scalar_type.c_type} {cname}")
+    call_args = ", ".join(["stream"] + ([] if declared else ["grid_x", "grid_y", "grid_z"]) + cnames)
+    n, name = len(ks), d.name
+    metas = [" ".join(f"{k}={v}" for k, v in k.meta().items()) for k in ks]
+    lines = ["", f"/* ---- {name}: {n} variants, default {d.default} ---- */", "",
+             f"static inline unsigned int {name}_num_variants(void) {{ return {n}u; }}",
+             f"static inline unsigned int {name}_default_variant(void) {{ return {d.default}u; }}",
+             "/* The meta-parameters of variant `variant` (NULL when out of range). */",
+             f"static inline const char *{name}_variant_meta(unsigned int variant)", "{",
+             f"    static const char *const metas[{n}] = {{" + ", ".join(c_string_literal(m) for m in metas) + "};",
+             f"    return variant < {n}u ? metas[variant] : NULL;", "}",
+             f"static inline const struct tritonc_kernel_metadata *{name}_variant_metadata(unsigned int variant)",
+             "{"]
+    for i, k in enumerate(ks):
+        lines.append(f"    if (variant == {i}u) return &{k.name}_metadata;")
+    lines += ["    return NULL;", "}",
+              f"static inline CUresult {name}_load(void) {{ return {ks[d.default].name}_load(); }}",
+              f"static inline CUresult {name}_unload(void) {{ return {ks[d.default].name}_unload(); }}",
+              f"static inline const char *{name}_last_error(void) {{ return {ks[d.default].name}_last_error(); }}",
+              "",
+              f"/* {_comment_safe(first.signature.triton_c().replace(first.name, name, 1))}: the default variant"
+              + (" on its declared grid" if declared else "") + " */",
+              f"static inline CUresult {name}(" + ",\n        ".join(args) + ")", "{",
+              f"    return {ks[d.default].name}({call_args});", "}", "",
+              f"/* Variant `variant` (0..{n - 1}) of {name}; CUDA_ERROR_INVALID_VALUE for another index. */",
+              f"static inline CUresult {name}_by_id(" + ",\n        ".join(args + ["unsigned int variant"]) + ")",
+              "{", "    switch (variant) {"]
+    for i, k in enumerate(ks):
+        lines.append(f"    case {i}u: return {k.name}({call_args});")
+    lines += ["    default: return CUDA_ERROR_INVALID_VALUE;", "    }", "}"]
+    return lines
+
+
 def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
-                      header_name: str | None = None, command: str | None = None) -> str:
+                      header_name: str | None = None, command: str | None = None,
+                      dispatchers: Sequence[Dispatcher] = ()) -> str:
     """Return the text of a header for ``kernels``, which must all come from one cubin.
 
     Args:
         kernels: one kernel or several kernels of the same cubin (same bytes, same arch).
         header_name: the file name shown in the banner (default ``<first kernel>.h``).
         command: the command line shown in the banner (omit it for byte-stable output).
+        dispatchers: public names that launch one of several variants among ``kernels``
+            (:class:`~tritonc.launcher.signature.Dispatcher`; ``tritonc.variants``).
 
     Raises:
-        ValueError: no kernels, kernels of different cubins/archs, or colliding C names.
+        ValueError: no kernels, kernels of different cubins/archs, colliding C names, or a
+            dispatcher naming a kernel that is not there or variants of different signatures.
     """
     if isinstance(kernels, CompiledKernel):
         kernels = [kernels]
@@ -500,11 +549,27 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
             out.extend(_declared_grid_launcher(k, cnames, mod))
         index += 1 + len(k.variants)
 
+    by_name = {k.name: k for k in kernels}
+    for d in dispatchers:
+        _check_dispatcher(d, by_name)
+        out.extend(_dispatcher_api(d, by_name))
+
     emit("")
     emit("#ifdef __cplusplus")
     emit('}  /* extern "C" */')
     emit("#endif")
     return "\n".join(out) + "\n"
+
+
+def _check_dispatcher(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> None:
+    missing = [v for v in d.variants if v not in by_name]
+    if missing:
+        raise ValueError(f"dispatcher '{d.name}': no kernel '{missing[0]}'")
+    if d.name in by_name:
+        raise ValueError(f"dispatcher '{d.name}' has the name of a kernel")
+    ks = [by_name[v] for v in d.variants]
+    if any(k.params != ks[0].params or (k.grid is None) != (ks[0].grid is None) for k in ks):
+        raise ValueError(f"dispatcher '{d.name}': its variants have different parameters or grid kinds")
 
 
 def find_cuda_include() -> str | None:

@@ -433,6 +433,34 @@ def _grid_args(e) -> set[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Dispatcher:
+    """A public kernel name whose launches pick one of several compiled variants (the
+    launchers' ``<name>(...)``, ``<name>_by_id(..., variant)`` and variant queries; Triton's
+    ``link.py`` dispatcher).
+
+    Args:
+        name: the public name (``matmul``).
+        variants: the variants' kernel names in the same launcher module (``matmul__v0``, ...),
+            in index order.
+        default: the index launched when no variant is named.
+
+    Raises:
+        ValueError: no variants, or ``default`` out of range.
+    """
+
+    name: str
+    variants: tuple[str, ...]
+    default: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variants", tuple(self.variants))
+        if not self.variants:
+            raise ValueError(f"dispatcher '{self.name}' has no variants")
+        if not 0 <= self.default < len(self.variants):
+            raise ValueError(f"dispatcher '{self.name}': default {self.default} is not a variant index")
+
+
 SIGNATURE_TAG = "tritonc-kernel:"
 
 

@@ -134,7 +134,7 @@ GPU_MODELS = {
 }
 
 #: Architectures with ``wgmma`` (PTX ISA 9.7.15).
-_WGMMA_ARCHS = ("sm_90a",)
+WGMMA_ARCHS = ("sm_90a",)
 
 
 @dataclass(frozen=True)
@@ -276,7 +276,7 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     if threads > 1024:
         return None, f"{threads} threads per CTA (at most 1024)"
     # 1. instruction
-    wgmma_n = tile.wgmma_n(num_warps) if gpu.arch in _WGMMA_ARCHS else None
+    wgmma_n = tile.wgmma_n(num_warps) if gpu.arch in WGMMA_ARCHS else None
     acc_regs = math.ceil(tile.m * tile.n * tile.acc_bytes / 4 / threads)
     if wgmma_n is not None:
         instruction, flops = f"wgmma m64n{wgmma_n}k16", gpu.wgmma_flops
