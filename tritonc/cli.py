@@ -81,17 +81,32 @@ def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
     return hints
 
 
-def _explain_choice(comp) -> None:
-    """``-v``: what the cost model chose (or that everything was fixed), to stderr."""
+def _explain_choice(comp) -> str:
+    """``-v``: what the cost model chose (or that everything was fixed)."""
     choice = comp.choice
     if choice is None:
-        click.echo("tritonc: every meta-parameter was fixed on the command line; the cost model did not run",
-                   err=True)
+        head = "tritonc: every meta-parameter was fixed on the command line; the cost model did not run"
     else:
-        click.echo(choice.explain(), err=True)
-    click.echo(f"tritonc: compiled with {' '.join(f'{k}={v}' for k, v in comp.tunables.items())}"
-               f"{' ' if comp.tunables else ''}num_warps={comp.num_warps} num_stages={comp.num_stages} "
-               f"for {comp.options.arch}", err=True)
+        head = choice.explain()
+    return (f"{head}\ntritonc: compiled with {' '.join(f'{k}={v}' for k, v in comp.tunables.items())}"
+            f"{' ' if comp.tunables else ''}num_warps={comp.num_warps} num_stages={comp.num_stages} "
+            f"for {comp.options.arch}")
+
+
+def _cache_key(comp, options, sources, warps_list, stages_list, verbose) -> str | None:
+    """The compile cache's key for this run (tritonc/cache.py), or None when the source does not
+    preprocess (the compilation then reports the error; errors are never cached)."""
+    from .cache import cache_key
+    from .diagnostics import DiagnosticSink
+    from .frontend.preprocess import preprocess
+
+    try:
+        pre = preprocess(comp.text, comp.path, dict(options.defines), list(options.include_dirs), SourceManager(),
+                         DiagnosticSink())
+    except CompileError:
+        return None
+    return cache_key(comp.text, pre.text, options,
+                     {"num_warps": warps_list, "num_stages": stages_list, "verbose": verbose})
 
 
 def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
@@ -146,6 +161,9 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "the launchers then compute it from the arguments.")
 @click.option("-j", "--jobs", type=int, default=None, metavar="N",
               help="Processes compiling variants in parallel (default: the number of CPUs).")
+@click.option("--no-cache", is_flag=True,
+              help="Neither read nor write the compile cache ($TRITONC_CACHE_DIR or the user cache directory; "
+                   "TRITONC_NO_CACHE=1 does the same).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which meta-parameters the cost model chose and why.")
 @click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
@@ -162,8 +180,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
-def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs, verbose,
-            arch,
+def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
+            no_cache, verbose, arch,
             use_ptxas, allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
@@ -224,22 +242,40 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                                path="<stdin>")
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
-        if variants:
-            from .variants import VariantBuild
+        cached = None
+        key = None
+        no_cache = no_cache or bool(os.environ.get("TRITONC_NO_CACHE"))
+        if not no_cache and not (print_after or print_ir_after_all or time_passes or print_analysis):
+            key = _cache_key(comp, options, sources, warps_list, stages_list, verbose)
+        if key is not None:
+            from .cache import CompileCache
 
-            comp.frontend_module  # errors in the program (and bad --tune names) as for one compilation
-            build = VariantBuild(comp.text, comp.path, options, warps_list, stages_list, jobs).build()
-            results = {kind: build.emit(kind) for kind in kinds}
-            if verbose:
-                click.echo(build.explain(), err=True)
-            for w in build.warnings:
-                click.echo(w, err=True)
+            cached = CompileCache().get(key, kinds)
+        if cached is not None:
+            results, printed = cached
+            click.echo(printed, err=True, nl=False)
         else:
-            results = {kind: comp.emit(kind) for kind in kinds}
-            if verbose:
-                _explain_choice(comp)
-            for w in comp.diag.warnings:
-                click.echo(sources.render(w), err=True)
+            printed = []
+            if variants:
+                from .variants import VariantBuild
+
+                comp.frontend_module  # errors in the program (and bad --tune names) as for one compilation
+                build = VariantBuild(comp.text, comp.path, options, warps_list, stages_list, jobs).build()
+                results = {kind: build.emit(kind) for kind in kinds}
+                if verbose:
+                    printed.append(build.explain())
+                printed += build.warnings
+            else:
+                results = {kind: comp.emit(kind) for kind in kinds}
+                if verbose:
+                    printed.append(_explain_choice(comp))
+                printed += [sources.render(w) for w in comp.diag.warnings]
+            for line in printed:
+                click.echo(line, err=True)
+            if key is not None:
+                from .cache import CompileCache
+
+                CompileCache().put(key, results, "".join(line + "\n" for line in printed))
     except UsageError as e:  # an option the input shows to be wrong: bad usage, exit status 2
         raise click.BadParameter(str(e), param_hint=e.option) from None
     except CompileError as e:
