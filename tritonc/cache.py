@@ -1,10 +1,11 @@
 """A content-addressed cache of the CLI's outputs.
 
-An entry is keyed by the SHA-256 of: the source text, the preprocessed text (so the contents
-of ``#include`` d files count), every option that can change an output or what is printed
+An entry is keyed by the SHA-256 of: the source text, the preprocessed text when the source
+has an ``#include`` (so the contents of included files count; without one the preprocessed
+text is a function of the source, the defines and pcpp's version, all in the key), every option that can change an output or what is printed
 (:class:`~tritonc.options.CompileOptions` as a whole, the variant lists, ``-v``), the target
 (``arch``, part of the options), and the versions of tritonc, llvmlite (which fixes the LLVM
-version), nvJitLink and cuda-bindings. It holds each output kind compiled under that key (a
+version), nvJitLink, cuda-bindings, pcpp and lark. It holds each output kind compiled under that key (a
 later run asking for another kind compiles and adds it) and what the compilation printed to
 standard error (warnings, ``-v``). Errors are never cached.
 
@@ -27,7 +28,7 @@ from pathlib import Path
 from .options import CompileOptions
 
 #: The packages whose versions are part of every key.
-VERSIONED_PACKAGES = ("llvmlite", "nvidia-nvjitlink", "cuda-bindings")
+VERSIONED_PACKAGES = ("llvmlite", "nvidia-nvjitlink", "cuda-bindings", "pcpp", "lark")
 
 _KIND_FILE = "out.{kind}"
 _STDERR_FILE = "stderr.txt"

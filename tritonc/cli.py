@@ -96,16 +96,24 @@ def _explain_choice(comp) -> str:
 def _cache_key(comp, options, sources, warps_list, stages_list, verbose) -> str | None:
     """The compile cache's key for this run (tritonc/cache.py), or None when the source does not
     preprocess (the compilation then reports the error; errors are never cached)."""
-    from .cache import cache_key
-    from .diagnostics import DiagnosticSink
-    from .frontend.preprocess import preprocess
+    import re
 
-    try:
-        pre = preprocess(comp.text, comp.path, dict(options.defines), list(options.include_dirs), SourceManager(),
-                         DiagnosticSink())
-    except CompileError:
-        return None
-    return cache_key(comp.text, pre.text, options,
+    from .cache import cache_key
+
+    preprocessed = ""
+    if re.search(r"^[ \t]*#[ \t]*include", comp.text, re.MULTILINE):
+        # included files count: their text is in the preprocessed output. Without an #include
+        # the output is a function of the source, the defines (in the options) and the
+        # preprocessor's version (in the key), so the source stands for it.
+        from .diagnostics import DiagnosticSink
+        from .frontend.preprocess import preprocess
+
+        try:
+            preprocessed = preprocess(comp.text, comp.path, dict(options.defines), list(options.include_dirs),
+                                      SourceManager(), DiagnosticSink()).text
+        except CompileError:
+            return None
+    return cache_key(comp.text, preprocessed, options,
                      {"num_warps": warps_list, "num_stages": stages_list, "verbose": verbose})
 
 
@@ -172,7 +180,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
 @click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror, -Wno-double-promotion.")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
 @click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass.")
-@click.option("--time-passes", is_flag=True, help="Print the wall time of each pass.")
+@click.option("--time-passes", is_flag=True,
+              help="Print the wall time of each pass, then of every stage (preprocess ... launchers).")
 @click.option("--print-analysis", "print_analysis", multiple=True, metavar="NAME",
               help="Print the optimised tile IR with the facts of analysis NAME (axis-info) after each op, to stderr.")
 @click.option("--specialize/--no-specialize", default=None,
@@ -267,6 +276,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 printed += build.warnings
             else:
                 results = {kind: comp.emit(kind) for kind in kinds}
+                if time_passes:
+                    click.echo(comp.timer.report(), err=True, nl=False)
                 if verbose:
                     printed.append(_explain_choice(comp))
                 printed += [sources.render(w) for w in comp.diag.warnings]

@@ -167,8 +167,35 @@ def frontend(text: str, path: str, options: CompileOptions, sources: SourceManag
     return frontend_result(text, path, options, sources, diag).module
 
 
+class StageTimer:
+    """Wall time per compilation stage, for ``--time-passes``'s stage table: ``with
+    timer("parse"): ...`` adds the seconds to that stage (in first-use order)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, stage: str):
+        import contextlib
+        import time
+
+        @contextlib.contextmanager
+        def timed():
+            start = time.perf_counter()
+            try:
+                yield
+            finally:
+                self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
+
+        return timed()
+
+    def report(self) -> str:
+        from .passes import format_timings
+
+        return format_timings(list(self.seconds.items()), "Compilation stage timing report")
+
+
 def frontend_result(text: str, path: str, options: CompileOptions, sources: SourceManager,
-                    diag: DiagnosticSink) -> FrontendResult:
+                    diag: DiagnosticSink, timer: StageTimer | None = None) -> FrontendResult:
     """Preprocess, parse, check and translate one source file into tt IR (before any pass).
 
     ``--tune NAME=a,b`` values for names that are not ``const tunable`` become macros
@@ -182,20 +209,26 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
         UsageError: a ``--tune`` name that is neither a ``const tunable`` nor a macro the
             preprocessed source uses (expands or tests in a conditional).
     """
-    from .frontend.irgen import generate_ir
-    from .frontend.parser import parse_preprocessed
-    from .frontend.preprocess import preprocess
+    timer = timer or StageTimer()
+    with timer("imports (frontend)"):
+        from .frontend.irgen import generate_ir
+        from .frontend.parser import parse_preprocessed
+        from .frontend.preprocess import preprocess
 
     defines: dict[str, str | None] = dict(options.defines)
-    pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
-    tu = parse_preprocessed(pre, path)
+    with timer("preprocess"):
+        pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
+    with timer("parse"):
+        tu = parse_preprocessed(pre, path)
     declared = {d.name for d in tu.tunables}
     extra = {k: str(v[0]) for k, v in options.tune.items() if k not in declared and k not in defines}
     used = set(pre.used_names)
     if extra:
         defines.update(extra)
-        pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
-        tu = parse_preprocessed(pre, path)
+        with timer("preprocess"):
+            pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
+        with timer("parse"):
+            tu = parse_preprocessed(pre, path)
         used |= pre.used_names
     unused = [k for k in options.tune if k not in declared and k not in used]
     if unused:
@@ -212,17 +245,20 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
         if cands:
             free[decl.name] = list(cands)
     if free or options.num_warps is None or options.num_stages is None:
-        choice = _choose_meta_parameters(tu, fixed, free, options)
+        with timer("cost model"):
+            choice = _choose_meta_parameters(tu, fixed, free, options)
         if choice.config is not None:
             values.update(dict(choice.config.tunables))
         else:
             values.update({k: v[0] for k, v in free.items()})
     warps = options.num_warps or (choice.config.num_warps if choice is not None and choice.config is not None
                                   and "num_warps" in choice.free else None) or 4
-    module = generate_ir(tu, tunables=values, diag=diag, num_warps=warps)
+    with timer("sema + irgen"):
+        module = generate_ir(tu, tunables=values, diag=diag, num_warps=warps)
     if options.kernel is not None:
         select_kernel(module, options.kernel)
-    grids = _kernel_grids(tu, module, values, options, sources, diag, pre.final_macros)
+    with timer("grids"):
+        grids = _kernel_grids(tu, module, values, options, sources, diag, pre.final_macros)
     if options.kernel_suffix:
         for f in module.functions:
             if f.kind == "kernel":
@@ -379,13 +415,15 @@ class Compilation:
         else:
             self.text, self.path = read_source(source_or_path)
         self.sources.register(self.path, self.text)
+        #: seconds per stage (``--time-passes`` prints :meth:`StageTimer.report`)
+        self.timer = StageTimer()
 
     #: What a compilation derived with other options shares with this one (see :meth:`_derived`).
-    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_front", "_frontend")
+    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_front", "_frontend", "timer")
 
     @cached_property
     def _front(self) -> FrontendResult:
-        return frontend_result(self.text, self.path, self.options, self.sources, self.diag)
+        return frontend_result(self.text, self.path, self.options, self.sources, self.diag, self.timer)
 
     @cached_property
     def _frontend(self) -> Module:
@@ -419,7 +457,9 @@ class Compilation:
 
         # ``specialize`` goes first: the variants' assumptions must be in place for every pass.
         names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
-        module = run_pipeline(clone_module(self._frontend), names, self.pass_options)
+        module = clone_module(self._frontend)
+        with self.timer("tt passes"):
+            run_pipeline(module, names, self.pass_options)
         self._print_analyses(module, ttg=False)
         return module
 
@@ -458,8 +498,9 @@ class Compilation:
         self._require_kernel()
         module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
         module.attrs["num_warps"] = self.num_warps
-        run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
-                     allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.options.arch)
+        with self.timer("ttg passes"):
+            run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
+                         allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.options.arch)
         self._print_analyses(module, ttg=True)
         return module
 
@@ -486,9 +527,11 @@ class Compilation:
 
     @cached_property
     def lowered(self):
-        from .codegen.llvm import lower_module
+        ttgir = self.ttgir
+        with self.timer("lowering to LLVM IR"):
+            from .codegen.llvm import lower_module
 
-        return lower_module(self.ttgir, target_arch=self.options.arch)
+            return lower_module(ttgir, target_arch=self.options.arch)
 
     @property
     def llir(self) -> str:
@@ -504,7 +547,9 @@ class Compilation:
     def ptx(self) -> str:
         from .codegen.target import llvm_to_ptx
 
-        return llvm_to_ptx(self.llir, self.target)
+        llir = self.llir
+        with self.timer("LLVM (opt + NVPTX)"):
+            return llvm_to_ptx(llir, self.target)
 
     @cached_property
     def cubin(self) -> bytes:
@@ -512,7 +557,9 @@ class Compilation:
 
         if self.launch_compilation is not self:
             return self.launch_compilation.cubin
-        return ptx_to_cubin(self.ptx, self.target, use_ptxas=self.options.use_ptxas)
+        ptx = self.ptx
+        with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
+            return ptx_to_cubin(ptx, self.target, use_ptxas=self.options.use_ptxas)
 
     @cached_property
     def kernels(self):
@@ -526,13 +573,17 @@ class Compilation:
     def header(self) -> str:
         from .launcher.c_header import generate_c_header
 
-        return generate_c_header(self.kernels)
+        kernels = self.kernels
+        with self.timer("launchers"):
+            return generate_c_header(kernels)
 
     @property
     def python_module(self) -> str:
         from .launcher.python_module import generate_python_module
 
-        return generate_python_module(self.kernels)
+        kernels = self.kernels
+        with self.timer("launchers"):
+            return generate_python_module(kernels)
 
     def _require_kernel(self) -> None:
         """Every output after ``ttir`` is for launching kernels: a file without one is an error

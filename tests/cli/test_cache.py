@@ -121,3 +121,14 @@ def test_cache_entry_round_trip_and_partial_hits(tmp_path):
     assert c.get("ab" * 32, ["ttir"]) is None and c.get("cd" * 32, ["ptx"]) is None
     c.put("ab" * 32, {"ttir": "ir"}, "warned\n")  # added; the others kept
     assert c.get("ab" * 32, ["ttir", "cubin"])[0] == {"ttir": b"ir", "cubin": b"\x7fELF"}
+
+
+def test_an_included_file_change_misses(cache, tmp_path):
+    (tmp_path / "inc.h").write_text("#define BLOCK 256\n")
+    src = tmp_path / "i.tri"
+    src.write_text('#include "inc.h"\nvoid k(float *X) {\n  int r[BLOCK] = 0 ... BLOCK;\n  *(X + r) = 1.0f;\n}\n')
+    assert tritonc(src, "-o", "a.ptx").status == 0
+    (tmp_path / "inc.h").write_text("#define BLOCK 512\n")
+    assert tritonc(src, "-o", "b.ptx").status == 0
+    assert len(entries(cache)) == 2
+    assert "512" in Path("b.ptx").read_text() or Path("a.ptx").read_text() != Path("b.ptx").read_text()

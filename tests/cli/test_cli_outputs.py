@@ -200,8 +200,21 @@ def test_time_passes_prints_a_table(in_tmp):
     lines = run.stderr.splitlines()
     assert any("Pass execution timing report" in line for line in lines)
     rows = [m.group(1) for m in (re.match(r"\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S.*)$", line) for line in lines) if m]
-    assert rows == [*TT_PIPELINE, "(verify)", "Total"]
+    stage_table = rows.index("Total") + 1
+    assert rows[:stage_table] == [*TT_PIPELINE, "(verify)", "Total"]
+    assert "Compilation stage timing report" in run.stderr
+    assert rows[stage_table:] == ["imports (frontend)", "preprocess", "parse", "cost model", "sema + irgen", "grids",
+                                  "tt passes", "Total"]
     assert run.stdout == ""
+
+
+def test_time_passes_covers_every_stage_down_to_the_launchers(in_tmp):
+    run = ok(VECTOR_ADD, "--time-passes", "--num-warps", "4", "--num-stages", "3", "--emit=cubin,py", "-o", "va")
+    table = run.stderr.split("Compilation stage timing report")[1]
+    stages = [m.group(1) for m in (re.match(r"\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S.*)$", line)
+                                   for line in table.splitlines()) if m]
+    assert stages == ["imports (frontend)", "preprocess", "parse", "sema + irgen", "grids", "tt passes",
+                      "ttg passes", "lowering to LLVM IR", "LLVM (opt + NVPTX)", "nvJitLink", "launchers", "Total"]
 
 
 # ----------------------------------------------------------------------------- what is compiled
