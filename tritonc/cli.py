@@ -93,6 +93,14 @@ def _explain_choice(comp) -> str:
             f"for {comp.options.arch}")
 
 
+def _prestart_llvm() -> None:
+    """Start the LLVM worker process now (``codegen.target.prestart_worker``): it loads LLVM
+    while this process runs the frontend and the tile-IR passes."""
+    from .codegen.target import prestart_worker
+
+    prestart_worker()
+
+
 def _cache_key(comp, options, sources, warps_list, stages_list, verbose) -> str | None:
     """The compile cache's key for this run (tritonc/cache.py), or None when the source does not
     preprocess (the compilation then reports the error; errors are never cached)."""
@@ -242,6 +250,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                                  "value per list", param_hint="--ptxas")
     sources = SourceManager()
     comp = None
+    if any(k in ("ptx", "cubin", "header", "py") for k in kinds) and not (no_cache or os.environ.get("TRITONC_NO_CACHE")):
+        pass  # a cache hit needs no LLVM: the worker is started on the first miss below
+    elif any(k in ("ptx", "cubin", "header", "py") for k in kinds):
+        _prestart_llvm()
     try:
         if source == "-":
             data = sys.stdin.buffer.read()
@@ -264,6 +276,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             results, printed = cached
             click.echo(printed, err=True, nl=False)
         else:
+            if key is not None and any(k in ("ptx", "cubin", "header", "py") for k in kinds):
+                _prestart_llvm()
             printed = []
             if variants:
                 from .variants import VariantBuild
