@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, SourceManager, parse_warning_flags
+from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, SourceManager, UsageError, parse_warning_flags
 from .files import same_file_as, write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
@@ -56,6 +56,73 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
     if not sep or not name:
         raise click.BadParameter(f"'{text}' is not NAME=a,b,...", param_hint="--tune")
     return name.strip(), _parse_int_list(values, "--tune")
+
+
+def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
+    from .tuning.cost_model import HINT_NAMES
+
+    hints: dict[str, int] = {}
+    for text in texts:
+        for item in (t.strip() for t in text.split(",")):
+            if not item:
+                continue
+            name, sep, value = item.partition("=")
+            name = name.strip()
+            if not sep or name not in HINT_NAMES:
+                raise click.BadParameter(f"'{item}' is not one of {', '.join(n + '=SIZE' for n in HINT_NAMES)}",
+                                         param_hint="--hint")
+            try:
+                size = int(value, 0)
+            except ValueError:
+                size = 0
+            if size < 1:
+                raise click.BadParameter(f"'{item}': the size must be a positive integer", param_hint="--hint")
+            hints[name] = size
+    return hints
+
+
+def _explain_choice(comp) -> str:
+    """``-v``: what the cost model chose (or that everything was fixed)."""
+    choice = comp.choice
+    if choice is None:
+        head = "tritonc: every meta-parameter was fixed on the command line; the cost model did not run"
+    else:
+        head = choice.explain()
+    return (f"{head}\ntritonc: compiled with {' '.join(f'{k}={v}' for k, v in comp.tunables.items())}"
+            f"{' ' if comp.tunables else ''}num_warps={comp.num_warps} num_stages={comp.num_stages} "
+            f"for {comp.options.arch}")
+
+
+def _prestart_llvm() -> None:
+    """Start the LLVM worker process now (``codegen.target.prestart_worker``): it loads LLVM
+    while this process runs the frontend and the tile-IR passes."""
+    from .codegen.target import prestart_worker
+
+    prestart_worker()
+
+
+def _cache_key(comp, options, sources, warps_list, stages_list, verbose) -> str | None:
+    """The compile cache's key for this run (tritonc/cache.py), or None when the source does not
+    preprocess (the compilation then reports the error; errors are never cached)."""
+    import re
+
+    from .cache import cache_key
+
+    preprocessed = ""
+    if re.search(r"^[ \t]*#[ \t]*include", comp.text, re.MULTILINE):
+        # included files count: their text is in the preprocessed output. Without an #include
+        # the output is a function of the source, the defines (in the options) and the
+        # preprocessor's version (in the key), so the source stands for it.
+        from .diagnostics import DiagnosticSink
+        from .frontend.preprocess import preprocess
+
+        try:
+            preprocessed = preprocess(comp.text, comp.path, dict(options.defines), list(options.include_dirs),
+                                      SourceManager(), DiagnosticSink()).text
+        except CompileError:
+            return None
+    return cache_key(comp.text, preprocessed, options,
+                     {"num_warps": warps_list, "num_stages": stages_list, "verbose": verbose})
 
 
 def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
@@ -99,8 +166,21 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
 @click.option("--tune", multiple=True, metavar="NAME=a,b,...", help="Candidate values of a meta-parameter (the first is compiled).")
 @click.option("--kernel", metavar="NAME", help="Compile only this kernel of a multi-kernel file.")
 @click.option("--num-warps", default="auto", metavar="N[,N...]", show_default=True,
-              help="Warps per program instance; 'auto': 4, or more for large tiles (docs/cli.md).")
-@click.option("--num-stages", default="3", metavar="N[,N...]", show_default=True, help="Software-pipelining depth.")
+              help="Warps per program instance; 'auto': the cost model's choice for kernels with '@', "
+                   "else 4, or more for large tiles (docs/cli.md, docs/tuning.md).")
+@click.option("--num-stages", default="auto", metavar="N[,N...]", show_default=True,
+              help="Software-pipelining depth; 'auto': the cost model's choice (docs/tuning.md), 3 without a dot.")
+@click.option("--hint", "hints", multiple=True, metavar="M=..,N=..,K=..",
+              help="Problem sizes for the cost model (default: a large problem; docs/tuning.md).")
+@click.option("--grid", "grid", metavar="'E0[,E1[,E2]]'",
+              help="Launch grid of the kernels, e.g. 'cdiv(M,TM),cdiv(N,TN)': replaces their __grid; "
+                   "the launchers then compute it from the arguments.")
+@click.option("-j", "--jobs", type=int, default=None, metavar="N",
+              help="Processes compiling variants in parallel (default: the number of CPUs).")
+@click.option("--no-cache", is_flag=True,
+              help="Neither read nor write the compile cache ($TRITONC_CACHE_DIR or the user cache directory; "
+                   "TRITONC_NO_CACHE=1 does the same).")
+@click.option("-v", "--verbose", is_flag=True, help="Say which meta-parameters the cost model chose and why.")
 @click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
@@ -109,7 +189,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    + ", ".join(WARNING_FLAGS) + ".")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
 @click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass.")
-@click.option("--time-passes", is_flag=True, help="Print the wall time of each pass.")
+@click.option("--time-passes", is_flag=True,
+              help="Print the wall time of each pass, then of every stage (preprocess ... launchers).")
 @click.option("--print-analysis", "print_analysis", multiple=True, metavar="NAME",
               help="Print the optimised tile IR with the facts of analysis NAME (axis-info) after each op, to stderr.")
 @click.option("--specialize/--no-specialize", default=None,
@@ -117,8 +198,9 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
-def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, arch, use_ptxas,
-            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
+def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
+            no_cache, verbose, arch,
+            use_ptxas, allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -128,12 +210,18 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         off, werror = parse_warning_flags(warning_flags)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="-W") from None
-    warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
-    if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
-        raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
-    stages = _parse_int_list(num_stages, "--num-stages")[0]
-    if stages < 1:
-        raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
+    warps_list = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")
+    for warps in warps_list or ():
+        if not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
+            raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
+    stages_list = None if num_stages == "auto" else _parse_int_list(num_stages, "--num-stages")
+    for stages in stages_list or ():
+        if stages < 1:
+            raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
+    warps = warps_list[0] if warps_list else None
+    stages = stages_list[0] if stages_list else None
+    if jobs is not None and jobs < 1:
+        raise click.BadParameter(f"{jobs} is not a positive number of processes", param_hint="-j")
     pipeline = list(dict.fromkeys(("specialize",) + TT_PIPELINE + TTG_PIPELINE))
     for name in print_after:
         if name not in pipeline:
@@ -151,11 +239,21 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize)
+        specialize=specialize, hint=_parse_hints(hints), grid=grid)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
+    from .variants import has_variants
+
+    variants = has_variants(options, warps_list, stages_list)
+    if variants and use_ptxas:
+        raise click.BadParameter("variants are linked into one cubin by nvJitLink; drop --ptxas or give one "
+                                 "value per list", param_hint="--ptxas")
     sources = SourceManager()
     comp = None
+    if any(k in ("ptx", "cubin", "header", "py") for k in kinds) and not (no_cache or os.environ.get("TRITONC_NO_CACHE")):
+        pass  # a cache hit needs no LLVM: the worker is started on the first miss below
+    elif any(k in ("ptx", "cubin", "header", "py") for k in kinds):
+        _prestart_llvm()
     try:
         if source == "-":
             data = sys.stdin.buffer.read()
@@ -165,9 +263,46 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                                path="<stdin>")
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
-        results = {kind: comp.emit(kind) for kind in kinds}
-        for w in comp.diag.warnings:
-            click.echo(sources.render(w), err=True)
+        cached = None
+        key = None
+        no_cache = no_cache or bool(os.environ.get("TRITONC_NO_CACHE"))
+        if not no_cache and not (print_after or print_ir_after_all or time_passes or print_analysis):
+            key = _cache_key(comp, options, sources, warps_list, stages_list, verbose)
+        if key is not None:
+            from .cache import CompileCache
+
+            cached = CompileCache().get(key, kinds)
+        if cached is not None:
+            results, printed = cached
+            click.echo(printed, err=True, nl=False)
+        else:
+            if key is not None and any(k in ("ptx", "cubin", "header", "py") for k in kinds):
+                _prestart_llvm()
+            printed = []
+            if variants:
+                from .variants import VariantBuild
+
+                comp.frontend_module  # errors in the program (and bad --tune names) as for one compilation
+                build = VariantBuild(comp.text, comp.path, options, warps_list, stages_list, jobs).build()
+                results = {kind: build.emit(kind) for kind in kinds}
+                if verbose:
+                    printed.append(build.explain())
+                printed += build.warnings
+            else:
+                results = {kind: comp.emit(kind) for kind in kinds}
+                if time_passes:
+                    click.echo(comp.timer.report(), err=True, nl=False)
+                if verbose:
+                    printed.append(_explain_choice(comp))
+                printed += [sources.render(w) for w in comp.diag.warnings]
+            for line in printed:
+                click.echo(line, err=True)
+            if key is not None:
+                from .cache import CompileCache
+
+                CompileCache().put(key, results, "".join(line + "\n" for line in printed))
+    except UsageError as e:  # an option the input shows to be wrong: bad usage, exit status 2
+        raise click.BadParameter(str(e), param_hint=e.option) from None
     except CompileError as e:
         for w in comp.diag.warnings if comp is not None else ():  # warnings found before the error
             click.echo(sources.render(w), err=True)

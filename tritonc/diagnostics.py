@@ -42,6 +42,18 @@ class Diagnostic:
     notes: list["Diagnostic"] = field(default_factory=list)
 
 
+class UsageError(Exception):
+    """A command-line option the input shows to be wrong (``--tune`` of a name the file never
+    uses): the CLI reports it as bad usage of ``option`` (exit status 2)."""
+
+    def __init__(self, message: str, option: str = "--tune"):
+        super().__init__(message, option)
+        self.option = option
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 class CompileError(Exception):
     """A defect in the user's program (or command line) that stops compilation.
 

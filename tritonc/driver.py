@@ -33,7 +33,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TextIO
 
-from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, recursion_headroom
+from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, UsageError, recursion_headroom
 from .ir.core import Module
 from .ir.printer import print_module
 from .options import CompileOptions
@@ -103,7 +103,11 @@ def decode_source(data: bytes, path: str) -> str:
 
 
 def _tunable_values(tu, options: CompileOptions) -> dict[str, int]:
-    """Values for ``const tunable`` names: ``-D`` first, then ``--tune``'s first candidate."""
+    """Values the user fixed for ``const tunable`` names: ``-D`` first, then a one-value ``--tune``.
+
+    Raises:
+        CompileError: ``-D NAME=text`` for a tunable where ``text`` is not an integer.
+    """
     values: dict[str, int] = {}
     for decl in tu.tunables:
         if decl.override is not None:
@@ -112,39 +116,239 @@ def _tunable_values(tu, options: CompileOptions) -> dict[str, int]:
                 values[decl.name] = int(text, 0)
             except ValueError:
                 raise CompileError(f"-D {decl.name}={text}: a tunable needs an integer value", decl.loc) from None
-        elif decl.name in options.tune:
+        elif len(options.tune.get(decl.name, ())) == 1:
             values[decl.name] = options.tune[decl.name][0]
     return values
+
+
+def _candidate_values(decl) -> list[int] | None:
+    """The integer candidates of a ``const tunable`` declaration, or ``None`` when one of them
+    is not an integer literal (such a tunable takes its first candidate, as sema decides)."""
+    from .frontend import ast
+
+    out = []
+    for c in decl.candidates:
+        if isinstance(c, ast.IntLiteral):
+            out.append(int(c.value))
+        else:
+            return None
+    return out
+
+
+@dataclass
+class FrontendResult:
+    """The frontend's module, the tunable values it was built with, and the cost model's
+    :class:`~tritonc.tuning.cost_model.Choice` (``None`` when the user fixed everything)."""
+
+    module: Module
+    tunables: dict[str, int]
+    choice: object | None = None
+    #: the launch grid of each kernel that declares one (``__grid`` or ``--grid``), by name
+    grids: dict[str, tuple] = field(default_factory=dict)
+
+    @property
+    def num_warps(self) -> int | None:
+        """Warps the cost model chose (``None``: the user's, or the tile rule's)."""
+        c = self.choice
+        return None if c is None or c.config is None or "num_warps" not in c.free else c.config.num_warps
+
+    @property
+    def num_stages(self) -> int | None:
+        c = self.choice
+        return None if c is None or c.config is None or "num_stages" not in c.free else c.config.num_stages
 
 
 def frontend(text: str, path: str, options: CompileOptions, sources: SourceManager,
              diag: DiagnosticSink) -> Module:
     """Preprocess, parse, check and translate one source file into tt IR (before any pass).
 
+    See :func:`frontend_result`, which also returns the meta-parameters chosen.
+    """
+    return frontend_result(text, path, options, sources, diag).module
+
+
+class StageTimer:
+    """Wall time per compilation stage, for ``--time-passes``'s stage table: ``with
+    timer("parse"): ...`` adds the seconds to that stage (in first-use order)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, stage: str):
+        import contextlib
+        import time
+
+        @contextlib.contextmanager
+        def timed():
+            start = time.perf_counter()
+            try:
+                yield
+            finally:
+                self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
+
+        return timed()
+
+    def report(self) -> str:
+        from .passes import format_timings
+
+        return format_timings(list(self.seconds.items()), "Compilation stage timing report")
+
+
+def frontend_result(text: str, path: str, options: CompileOptions, sources: SourceManager,
+                    diag: DiagnosticSink, timer: StageTimer | None = None) -> FrontendResult:
+    """Preprocess, parse, check and translate one source file into tt IR (before any pass).
+
     ``--tune NAME=a,b`` values for names that are not ``const tunable`` become macros
-    (the first candidate), unless ``-D NAME`` already defines the macro.
+    (the first candidate), unless ``-D NAME`` already defines the macro. Meta-parameters the
+    user left free (``const tunable`` names without ``-D`` or a one-value ``--tune``, and
+    ``num_warps`` / ``num_stages`` when ``None``) are chosen by the cost model
+    (:mod:`tritonc.tuning.cost_model`) for ``options.arch`` and ``options.hint``.
 
     Raises:
         CompileError: any error in the user's program, with its location.
+        UsageError: a ``--tune`` name that is neither a ``const tunable`` nor a macro the
+            preprocessed source uses (expands or tests in a conditional).
     """
-    from .frontend.irgen import generate_ir
-    from .frontend.parser import parse_preprocessed
-    from .frontend.preprocess import preprocess
+    timer = timer or StageTimer()
+    with timer("imports (frontend)"):
+        from .frontend.irgen import generate_ir
+        from .frontend.parser import parse_preprocessed
+        from .frontend.preprocess import preprocess
 
     defines: dict[str, str | None] = dict(options.defines)
-    pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
-    tu = parse_preprocessed(pre, path, options.kernel)  # --kernel: the other functions are not parsed
+    with timer("preprocess"):
+        pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
+    with timer("parse"):
+        tu = parse_preprocessed(pre, path, options.kernel)  # --kernel: the other functions are not parsed
     declared = {d.name for d in tu.tunables}
     extra = {k: str(v[0]) for k, v in options.tune.items() if k not in declared and k not in defines}
+    used = set(pre.used_names)
     if extra:
         defines.update(extra)
-        pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
-        tu = parse_preprocessed(pre, path, options.kernel)
-    module = generate_ir(tu, tunables=_tunable_values(tu, options), diag=diag,
-                         num_warps=options.num_warps or 4)
+        with timer("preprocess"):
+            pre = preprocess(text, path, defines, list(options.include_dirs), sources, diag)
+        with timer("parse"):
+            tu = parse_preprocessed(pre, path, options.kernel)  # --kernel: the other functions are not parsed
+        used |= pre.used_names
+    unused = [k for k in options.tune if k not in declared and k not in used]
+    if unused:
+        raise UsageError(f"'{unused[0]}' is neither a const tunable of {path} nor a macro its source uses",
+                         "--tune")
+    fixed = _tunable_values(tu, options)
+    choice = None
+    values = dict(fixed)
+    free: dict[str, list[int]] = {}
+    for decl in tu.tunables:
+        if decl.name in fixed:
+            continue
+        cands = options.tune.get(decl.name) or _candidate_values(decl)
+        if cands:
+            free[decl.name] = list(cands)
+    if free or options.num_warps is None or options.num_stages is None:
+        with timer("cost model"):
+            choice = _choose_meta_parameters(tu, fixed, free, options)
+        if choice.config is not None:
+            values.update(dict(choice.config.tunables))
+        else:
+            values.update({k: v[0] for k, v in free.items()})
+    warps = options.num_warps or (choice.config.num_warps if choice is not None and choice.config is not None
+                                  and "num_warps" in choice.free else None) or 4
+    with timer("sema + irgen"):
+        module = generate_ir(tu, tunables=values, diag=diag, num_warps=warps)
     if options.kernel is not None:
         select_kernel(module, options.kernel)
-    return module
+    with timer("grids"):
+        grids = _kernel_grids(tu, module, values, options, sources, diag, pre.final_macros)
+    if options.kernel_suffix:
+        for f in module.functions:
+            if f.kind == "kernel":
+                f.name += options.kernel_suffix
+        grids = {k + options.kernel_suffix: g for k, g in grids.items()}
+    return FrontendResult(module, values, choice, grids)
+
+
+#: The file name diagnostics in a ``--grid`` expression show.
+GRID_OPTION_PATH = "<--grid>"
+
+
+def _kernel_grids(tu, module: Module, tunables: dict[str, int], options: CompileOptions,
+                  sources: SourceManager, diag: DiagnosticSink, macros: dict[str, str]) -> dict[str, tuple]:
+    """Each kernel's launch grid: ``--grid`` (``options.grid``) for every kernel, else its own
+    ``__grid``. ``--grid`` text goes through the preprocessor with the macros defined at the
+    end of the file (``macros``: the command line's and the file's).
+
+    Raises:
+        CompileError: a grid expression that is not one (``tritonc.frontend.grid``), a
+            ``__grid`` on a device function, or ``--grid`` text that does not parse.
+    """
+    from .frontend.grid import lower_grid
+
+    kernels = {f.name: f for f in module.functions if f.kind == "kernel"}
+    override = None
+    if options.grid is not None:
+        from .frontend.parser import parse_preprocessed
+        from .frontend.preprocess import preprocess
+
+        text = f"__grid({options.grid}) void __tritonc_grid(void) {{}}\n"
+        pre = preprocess(text, GRID_OPTION_PATH, macros, list(options.include_dirs), sources, diag)
+        override = parse_preprocessed(pre, GRID_OPTION_PATH).functions[0].grid
+    grids = {}
+    for fdef in tu.functions:
+        exprs = override if override is not None else fdef.grid
+        if fdef.grid is not None and fdef.name not in kernels and fdef.name in {f.name for f in module.functions}:
+            raise CompileError(f"__grid on '{fdef.name}', which is not a kernel", fdef.grid[0].loc)
+        if exprs is not None and fdef.name in kernels:
+            grids[fdef.name] = lower_grid(exprs, kernels[fdef.name], tunables)
+    return grids
+
+
+def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]], options: CompileOptions):
+    """Run the cost model over every combination of the free meta-parameters (see
+    :func:`frontend_result`); each tunable combination is translated once, quietly, to read its
+    dots. Combinations the frontend rejects are reported as rejected."""
+    from .frontend.irgen import generate_ir
+    from .tuning import cost_model as cm
+
+    warps = (options.num_warps,) if options.num_warps is not None else cm.WARP_CANDIDATES
+    stages = (options.num_stages,) if options.num_stages is not None else cm.STAGE_CANDIDATES
+    names = tuple(free) + (("num_warps",) if options.num_warps is None else ()) \
+        + (("num_stages",) if options.num_stages is None else ())
+    combos = 1
+    for v in free.values():
+        combos *= len(v)
+    if combos > cm.MAX_COMBINATIONS:
+        raise CompileError(f"{combos} combinations of tunable candidates ({', '.join(free)}) are too many for "
+                           f"the cost model (at most {cm.MAX_COMBINATIONS}); fix some with -D NAME=VALUE")
+    space = []
+    rejected = []
+    any_dot = False
+    for config in cm.configurations(free, (warps[0],), (stages[0],)):
+        values = dict(fixed, **dict(config.tunables))
+        try:
+            module = generate_ir(tu, tunables=values, diag=DiagnosticSink())
+            if options.kernel is not None:
+                select_kernel(module, options.kernel)
+        except CompileError as e:
+            for w in warps:
+                for s in stages:
+                    rejected.append(cm.Estimate(cm.Config(config.tunables, w, s),
+                                                reason=f"the frontend rejects it: {e.diagnostic.message}"))
+            continue
+        tiles = cm.dot_tiles(module, warps, options.allow_tf32)
+        any_dot = any_dot or bool(tiles)
+        for w in warps:
+            for s in stages:
+                space.append((cm.Config(config.tunables, w, s), tiles))
+    if not any_dot:
+        first = cm.Config(tuple((k, v[0]) for k, v in free.items()), warps[0],
+                          stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES)
+        return cm.Choice(first, cm.GPU_MODELS[options.arch], dict(cm.LARGE_PROBLEM, **options.hint),
+                         bool(options.hint), rejected=rejected, free=tuple(n for n in names if n != "num_warps"),
+                         note="no tt.dot to rank: each free tunable takes its first candidate, "
+                              "num_warps comes from the tile sizes (analysis/num_warps.py)")
+    choice = cm.choose(space, options.arch, options.hint, names)
+    choice.rejected.extend(rejected)
+    return choice
 
 
 def select_kernel(module: Module, name: str) -> None:
@@ -211,14 +415,41 @@ class Compilation:
         else:
             self.text, self.path = read_source(source_or_path)
         self.sources.register(self.path, self.text)
+        #: seconds per stage (``--time-passes`` prints :meth:`StageTimer.report`)
+        self.timer = StageTimer()
 
     #: What a compilation derived with other options shares with this one (see :meth:`_derived`).
-    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_frontend")
+    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_front", "_frontend", "timer")
+
+    @cached_property
+    def _front(self) -> FrontendResult:
+        return frontend_result(self.text, self.path, self.options, self.sources, self.diag, self.timer)
 
     @cached_property
     def _frontend(self) -> Module:
         """The module as the frontend made it; never mutated (each chain of passes clones it)."""
-        return frontend(self.text, self.path, self.options, self.sources, self.diag)
+        return self._front.module
+
+    @property
+    def frontend_module(self) -> Module:
+        """The tt IR module as the frontend made it (before any pass); do not mutate it."""
+        return self._frontend
+
+    @property
+    def choice(self):
+        """The cost model's :class:`~tritonc.tuning.cost_model.Choice` (what it chose and why;
+        ``-v`` prints it), or ``None`` when the user fixed every meta-parameter."""
+        return self._front.choice
+
+    @property
+    def grids(self) -> dict[str, tuple]:
+        """The launch grid of each kernel that declares one (``tritonc.frontend.grid`` form)."""
+        return dict(self._front.grids)
+
+    @property
+    def tunables(self) -> dict[str, int]:
+        """The value of every ``const tunable`` of the file in this compilation."""
+        return dict(self._front.tunables)
 
     @cached_property
     def ttir(self) -> Module:
@@ -226,7 +457,9 @@ class Compilation:
 
         # ``specialize`` goes first: the variants' assumptions must be in place for every pass.
         names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
-        module = run_pipeline(clone_module(self._frontend), names, self.pass_options)
+        module = clone_module(self._frontend)
+        with self.timer("tt passes"):
+            run_pipeline(module, names, self.pass_options)
         self._print_analyses(module, ttg=False)
         return module
 
@@ -265,25 +498,40 @@ class Compilation:
         self._require_kernel()
         module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
         module.attrs["num_warps"] = self.num_warps
-        run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
-                     allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages, arch=self.options.arch)
+        with self.timer("ttg passes"):
+            run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
+                         allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.options.arch)
         self._print_analyses(module, ttg=True)
         return module
 
     @cached_property
     def num_warps(self) -> int:
-        """``options.num_warps``, or the default chosen from the optimised tile IR."""
+        """``options.num_warps``, or the cost model's choice (kernels with a dot), or the default
+        chosen from the optimised tile IR (:mod:`tritonc.analysis.num_warps`)."""
         if self.options.num_warps is not None:
             return self.options.num_warps
+        if self._front.num_warps is not None:
+            return self._front.num_warps
         from .analysis.num_warps import default_num_warps
 
         return default_num_warps(self.ttir)
 
+    @property
+    def num_stages(self) -> int:
+        """``options.num_stages``, or the cost model's choice, or 3."""
+        if self.options.num_stages is not None:
+            return self.options.num_stages
+        from .tuning.cost_model import DEFAULT_NUM_STAGES
+
+        return self._front.num_stages or DEFAULT_NUM_STAGES
+
     @cached_property
     def lowered(self):
-        from .codegen.llvm import lower_module
+        ttgir = self.ttgir
+        with self.timer("lowering to LLVM IR"):
+            from .codegen.llvm import lower_module
 
-        return lower_module(self.ttgir, target_arch=self.options.arch)
+            return lower_module(ttgir, target_arch=self.options.arch)
 
     @property
     def llir(self) -> str:
@@ -299,7 +547,9 @@ class Compilation:
     def ptx(self) -> str:
         from .codegen.target import llvm_to_ptx
 
-        return llvm_to_ptx(self.llir, self.target)
+        llir = self.llir
+        with self.timer("LLVM (opt + NVPTX)"):
+            return llvm_to_ptx(llir, self.target)
 
     @cached_property
     def cubin(self) -> bytes:
@@ -307,7 +557,9 @@ class Compilation:
 
         if self.launch_compilation is not self:
             return self.launch_compilation.cubin
-        return ptx_to_cubin(self.ptx, self.target, use_ptxas=self.options.use_ptxas)
+        ptx = self.ptx
+        with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
+            return ptx_to_cubin(ptx, self.target, use_ptxas=self.options.use_ptxas)
 
     @cached_property
     def kernels(self):
@@ -321,13 +573,17 @@ class Compilation:
     def header(self) -> str:
         from .launcher.c_header import generate_c_header
 
-        return generate_c_header(self.kernels)
+        kernels = self.kernels
+        with self.timer("launchers"):
+            return generate_c_header(kernels)
 
     @property
     def python_module(self) -> str:
         from .launcher.python_module import generate_python_module
 
-        return generate_python_module(self.kernels)
+        kernels = self.kernels
+        with self.timer("launchers"):
+            return generate_python_module(kernels)
 
     def _require_kernel(self) -> None:
         """Every output after ``ttir`` is for launching kernels: a file without one is an error

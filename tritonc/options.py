@@ -25,11 +25,20 @@ class CompileOptions:
     Attributes:
         defines: preprocessor macros (``-D NAME=VALUE``; value ``"1"`` for a bare ``-D NAME``).
         include_dirs: ``-I`` directories searched by ``#include``.
-        tune: candidate lists per meta-parameter (``--tune TM=64,128``); the first is compiled.
+        tune: candidate lists per meta-parameter (``--tune TM=64,128``). For a ``const tunable``
+            a one-value list fixes it and a longer one replaces its candidates for the cost
+            model; a macro takes the first value.
+        hint: problem sizes for the cost model (``--hint M=4096,N=4096,K=4096``): ``M``, ``N``,
+            ``K`` of the kernel's matrix products; missing ones are assumed large.
+        grid: ``--grid 'cdiv(M,TM),cdiv(N,TN)'``: the launch grid of every kernel, replacing
+            their ``__grid`` (``tritonc.frontend.grid``).
+        kernel_suffix: appended to every kernel's symbol (``matmul__v1``): variants of one
+            kernel compiled separately and linked into one cubin (``tritonc.variants``).
         kernel: compile only this kernel of a multi-kernel file (``--kernel``).
         num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads);
             ``None`` picks them from the kernel's tiles (:mod:`tritonc.analysis.num_warps`).
-        num_stages: software-pipelining depth for loops that feed ``@``.
+        num_stages: software-pipelining depth for loops that feed ``@``; ``None`` lets the cost
+            model choose (:mod:`tritonc.tuning.cost_model`; 3 for kernels without a dot).
         arch: target GPU architecture, one of :data:`ARCHS` (default ``sm_90a``: H100/H200 with
             wgmma; ``sm_90`` keeps Hopper on mma.sync).
         allow_tf32: let ``@`` on float operands use TF32 tensor cores.
@@ -47,10 +56,13 @@ class CompileOptions:
     tune: dict[str, list[int]] = field(default_factory=dict)
     kernel: str | None = None
     num_warps: int | None = None
-    num_stages: int = 3
+    num_stages: int | None = None
     arch: str = "sm_90a"
     allow_tf32: bool = False
     use_ptxas: bool = False
     warnings_off: frozenset[str] = frozenset()
     werror: bool = False
     specialize: bool | None = None
+    hint: dict[str, int] = field(default_factory=dict)
+    grid: str | None = None
+    kernel_suffix: str = ""

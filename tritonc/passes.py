@@ -288,11 +288,11 @@ class PassManager:
             raise InternalCompilerError(f"pass '{p.name}' failed: {type(e).__name__}: {e}") from e
 
 
-def format_timings(timings: list[tuple[str, float]]) -> str:
-    """The ``--time-passes`` table: one row per pass run, then the total."""
+def format_timings(timings: list[tuple[str, float]], title: str = "Pass execution timing report") -> str:
+    """The ``--time-passes`` table: one row per pass run (or stage), then the total."""
     total = sum(seconds for _, seconds in timings)
     rule = "===" + "-" * 73 + "==="
-    lines = [rule, "Pass execution timing report".center(len(rule)).rstrip(), rule,
+    lines = [rule, title.center(len(rule)).rstrip(), rule,
              f"  Total Execution Time: {total:.4f} seconds", "", "   Wall Time  Name"]
     for name, seconds in timings + [("Total", total)]:
         share = 100.0 * seconds / total if total > 0 else 0.0

@@ -762,7 +762,7 @@ def test_tile_ir_of_a_file_without_kernels_is_allowed(tmp_path, monkeypatch):
 
 USAGE = [
     # (intent, args after the source, click's last line; "..." ends a prefix)
-    ("unknown option", ["--bogus"], "Error: No such option '--bogus'."),
+    ("unknown option", ["--no-such-flag"], "Error: No such option '--no-such-flag'."),
     ("unknown --emit kind", ["--emit=exe"],
      "Error: Invalid value for --emit: unknown output kind 'exe'; expected one of "
      "ttir, ttgir, llir, ptx, cubin, header, py"),
@@ -781,6 +781,12 @@ USAGE = [
      "Error: Invalid value for --tune: 'a,b' is not a comma-separated list of integers"),
     ("--tune with no values after =", ["--tune", "TM="],
      "Error: Invalid value for --tune: '' is not a comma-separated list of integers"),
+    ("--tune of a name the file never uses", ["--tune", "FOO=1,2"],
+     "Error: Invalid value for --tune: 'FOO' is neither a const tunable of good.tri nor a macro its source uses"),
+    ("--hint of an unknown size", ["--hint", "M=64,Q=4"],
+     "Error: Invalid value for --hint: 'Q=4' is not one of M=SIZE, N=SIZE, K=SIZE"),
+    ("--hint of a zero size", ["--hint", "K=0"],
+     "Error: Invalid value for --hint: 'K=0': the size must be a positive integer"),
     ("unknown -W flag", ["-Wfoo"], "Error: Invalid value for -W: unknown warning flag '-Wfoo'"),
     ("unknown -Wno- flag", ["-Wno-foo"], "Error: Invalid value for -W: unknown warning flag '-Wno-foo'"),
     ("--num-warps not a number", ["--num-warps", "x"],
@@ -984,10 +990,10 @@ def test_process_unreadable_input_and_unwritable_output(tmp_path):
 
 
 def test_process_bad_usage_is_status_2(tmp_path):
-    run = tritonc_process("x.tri", "--bogus", cwd=tmp_path)
+    run = tritonc_process("x.tri", "--no-such-flag", cwd=tmp_path)
     assert_clean(run)
     assert run.status == 2
-    assert run.err_lines[-1] == "Error: No such option '--bogus'."
+    assert run.err_lines[-1] == "Error: No such option '--no-such-flag'."
 
 
 def test_process_non_utf8_stdin(tmp_path):

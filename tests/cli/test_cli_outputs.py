@@ -200,8 +200,21 @@ def test_time_passes_prints_a_table(in_tmp):
     lines = run.stderr.splitlines()
     assert any("Pass execution timing report" in line for line in lines)
     rows = [m.group(1) for m in (re.match(r"\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S.*)$", line) for line in lines) if m]
-    assert rows == [*TT_PIPELINE, "(verify)", "Total"]
+    stage_table = rows.index("Total") + 1
+    assert rows[:stage_table] == [*TT_PIPELINE, "(verify)", "Total"]
+    assert "Compilation stage timing report" in run.stderr
+    assert rows[stage_table:] == ["imports (frontend)", "preprocess", "parse", "cost model", "sema + irgen", "grids",
+                                  "tt passes", "Total"]
     assert run.stdout == ""
+
+
+def test_time_passes_covers_every_stage_down_to_the_launchers(in_tmp):
+    run = ok(VECTOR_ADD, "--time-passes", "--num-warps", "4", "--num-stages", "3", "--emit=cubin,py", "-o", "va")
+    table = run.stderr.split("Compilation stage timing report")[1]
+    stages = [m.group(1) for m in (re.match(r"\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S.*)$", line)
+                                   for line in table.splitlines()) if m]
+    assert stages == ["imports (frontend)", "preprocess", "parse", "sema + irgen", "grids", "tt passes",
+                      "ttg passes", "lowering to LLVM IR", "LLVM (opt + NVPTX)", "nvJitLink", "launchers", "Total"]
 
 
 # ----------------------------------------------------------------------------- what is compiled
@@ -254,15 +267,79 @@ def test_include_dir(in_tmp):
     assert tritonc("src/k.tri", "--emit=ttir", "-o", "-").status == 1  # not found without -I
 
 
-def test_tune_compiles_the_first_candidate_of_a_tunable(in_tmp):
-    run = ok(MATMUL, "--tune", "TM=128,64", "--emit=ttir", "-o", "-")
-    assert "tt.make_range {end = 128, start = 0} : i32[128]" in run.stdout  # rm: TM = 128
-    assert "f32[128,64]" in run.stdout  # acc: TM x TN, TN from its own list
+def test_tune_list_makes_variants_and_ir_shows_the_default(in_tmp):
+    # sm_90a, large problem: TM=32 and TM=64 variants, TN / TK from the file's own lists by the
+    # cost model; the IR printed is the default variant's, the one the model ranks fastest
+    run = ok(MATMUL, "--tune", "TM=32,64", "--emit=ttir", "-o", "-", "-v", "-j", "1")
+    assert "tritonc: 2 variant(s), 2 kept, compiled with 1 process(es)" in run.stderr
+    m = re.search(r"tritonc:   v\d TM=(\d+): TM=\d+ TN=(\d+) TK=(\d+) .*\(default\)", run.stderr)
+    assert m and m.group(1) in ("32", "64")
+    assert f"f32[{m.group(1)},{m.group(2)}]" in run.stdout
+
+
+def test_variants_into_one_header_and_module(in_tmp):
+    run = ok(VECTOR_ADD, "--tune", "BLOCK=256,512", "--num-warps", "4,8", "--emit=header,py", "-o", "va", "-j", "2")
+    header, module = Path("va.h").read_text(), Path("va.py").read_text()
+    assert [d["name"] for d in parse_signature_lines(header)] == [f"vector_add__v{i}" for i in range(4)]
+    assert "static inline CUresult vector_add_by_id(" in header and "vector_add_num_variants(void)" in header
+    assert "_vector_add_variants = (vector_add__v0, vector_add__v1, vector_add__v2, vector_add__v3,)" in module
+    assert run.stderr == ""
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--num-warps", "4,3"], "Invalid value for --num-warps: 3 is not a power of two from 1 to 32"),
+    (["--num-stages", "3,0"], "Invalid value for --num-stages: 0 is not a positive number of stages"),
+    (["-j", "0"], "Invalid value for -j: 0 is not a positive number of processes"),
+    (["--num-warps", "4,8", "--ptxas"], "Invalid value for --ptxas: variants are linked into one cubin by nvJitLink"),
+])
+def test_variant_list_usage_errors(in_tmp, args, message):
+    run = tritonc(VECTOR_ADD, *args, "-o", "v.cubin")
+    assert run.status == 2 and message in run.stderr
+    assert not Path("v.cubin").exists()
+
+
+def test_one_value_tune_fixes_a_tunable(in_tmp):
+    run = ok(MATMUL, "--tune", "TM=64", "--tune", "TN=64", "--tune", "TK=32", "--emit=ttir", "-o", "-")
+    assert "f32[64,64]" in run.stdout
 
 
 def test_tune_of_a_macro(in_tmp):
     run = ok(VECTOR_ADD, "--tune", "BLOCK=512,1024", "--emit=ttir", "-o", "-")
     assert "i32[512]" in run.stdout and "1024" not in run.stdout
+
+
+def test_tune_of_a_macro_the_source_only_tests(in_tmp, tmp_path):
+    # '#ifndef TM' is a use: --tune TM=... sets the macro the file would otherwise define
+    src = tmp_path / "t.tri"
+    src.write_text("#ifndef TM\n#define TM 16\n#endif\nvoid k(float *X) {\n  int r[TM] = 0 ... TM;\n"
+                   "  *(X + r) = 1.0f;\n}\n")
+    run = ok(src, "--tune", "TM=32,64", "--emit=ttir", "-o", "-")
+    assert "i32[32]" in run.stdout
+
+
+def test_verbose_prints_the_cost_models_choice(in_tmp):
+    run = ok(MATMUL, "-o", "m.ptx", "-v", "--hint", "M=512,N=512", "--hint", "K=16384")
+    assert "problem M=512, N=512, K=16384 (--hint)" in run.stderr
+    assert "tritonc:   chose TM=64 TN=64" in run.stderr
+    assert run.stderr.rstrip().splitlines()[-1].startswith("tritonc: compiled with TM=64 TN=64")
+
+
+def test_verbose_with_everything_fixed(in_tmp):
+    run = ok(VECTOR_ADD, "-o", "v.ptx", "-v", "--num-warps", "4", "--num-stages", "3")
+    assert "every meta-parameter was fixed on the command line; the cost model did not run" in run.stderr
+
+
+def test_command_line_grid_reaches_the_launchers(in_tmp):
+    run = ok(VECTOR_ADD, "--grid", "cdiv(N, BLOCK) * 2", "--emit=py", "-o", "-")
+    assert "The declared grid (cdiv(N, 1024) * 2)." in run.stdout
+
+
+def test_bad_command_line_grid_is_a_located_error(in_tmp):
+    run = tritonc(VECTOR_ADD, "--grid", "cdiv(N, Z)", "-o", "v.cubin")
+    assert run.status == 1
+    assert run.stderr.startswith("<--grid>:1:16: error: grid expressions use integer parameters; 'Z' of kernel "
+                                 "'vector_add' is a pointer")
+    assert not Path("v.cubin").exists()
 
 
 def test_define_beats_tune(in_tmp):

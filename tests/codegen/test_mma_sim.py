@@ -75,6 +75,8 @@ CASES = [
     ({"A_COL": "1"}, (32, 32, 32), 1, 2, [(33, 40, 200)], 1e-3),
     ({"B_COL": "1"}, (64, 64, 32), 4, 1, [(65, 64, 48)], 1e-3),
     ({"TYPE": "char", "ACC": "int", "OUT": "int"}, (64, 64, 64), 4, 3, [(70, 33, 100)], 0.0),
+    # the cost model's pick for the 64x64x16 convolutions and split-K (5 stages, K = 16 per step)
+    ({}, (64, 64, 16), 4, 5, [(70, 33, 100), (64, 64, 16)], 1e-3),
 ]
 
 
@@ -197,3 +199,46 @@ def test_k_slice_prefetch(defines, tile, num_warps, num_stages, monkeypatch):
     tol = 1e-2 if defines.get("TYPE") == "bfloat16" else 1e-3
     for M, N, K in [(70, 33, 100), (20, 17, 5), (64, 128, 192)]:
         assert run_matmul(module, defines, tile, M, N, K) <= tol, (M, N, K)
+
+
+@pytest.mark.parametrize("arch, stages, instruction", [("sm_90a", 4, "version=3"), ("sm_90", 4, "version=2"),
+                                                       ("sm_80", 3, "version=2")])
+def test_default_build_of_examples_matmul_on_its_declared_grid(arch, stages, instruction):
+    """What ``tritonc examples/matmul.tri --arch ARCH`` builds with no other option (the cost
+    model's 128x256x64, 8 warps; docs/tuning.md), launched on the grid the kernel declares."""
+    from tritonc.launcher.grid import evaluate_grid
+
+    comp = Compilation(ROOT / "examples" / "matmul.tri", CompileOptions(arch=arch))
+    assert (comp.tunables, comp.num_warps, comp.num_stages) == ({"TM": 128, "TN": 256, "TK": 64}, 8, stages)
+    module = comp.ttgir
+    assert f"#ttg.mma<{instruction}" in print_module(module)
+    rng = np.random.default_rng(2)
+    M, N, K = 130, 300, 136
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, 304)).astype(np.float16)
+    C = np.full((M, 304), np.nan, dtype=np.float16)
+    args = dict(M=M, N=N, K=K, lda=K, ldb=304, ldc=304)
+    grid = evaluate_grid(comp.grids["matmul"], args)
+    assert grid == (2, 2)
+    run_kernel(module, "matmul", grid, [A, B, C, M, N, K, K, 304, 304], arch=arch)
+    ref = A.astype(np.float64) @ B[:, :N].astype(np.float64)
+    assert np.linalg.norm(C[:, :N] - ref) / np.linalg.norm(ref) < 1e-3
+    assert np.isnan(C[:, N:]).all()  # nothing written past N
+
+
+def test_default_build_of_paper_matmul_on_its_declared_grid():
+    """examples/paper_matmul.tri (B stored [N, K], fp32 C) as built with no option on sm_90a."""
+    from tritonc.launcher.grid import evaluate_grid
+
+    comp = Compilation(ROOT / "examples" / "paper_matmul.tri", CompileOptions(arch="sm_90a"))
+    assert comp.tunables == {"TM": 128, "TN": 256, "TK": 64} and comp.num_warps == 8
+    rng = np.random.default_rng(3)
+    M, N, K = 130, 260, 72
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((N, K)).astype(np.float16)
+    C = np.full((M, 264), np.nan, dtype=np.float32)
+    grid = evaluate_grid(comp.grids["paper_matmul"], dict(M=M, N=N, K=K))
+    assert grid == (2, 2)
+    run_kernel(comp.ttgir, "paper_matmul", grid, [A, B, C, M, N, K, K, K, 264], arch="sm_90a")
+    ref = A.astype(np.float64) @ B.astype(np.float64).T
+    assert np.linalg.norm(C[:, :N] - ref) / np.linalg.norm(ref) < 1e-3

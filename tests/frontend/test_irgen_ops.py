@@ -199,9 +199,9 @@ def test_every_op_has_a_location():
     ops = list(f.walk())
     assert all(op.loc is not None and op.loc.file == "t.tri" for op in ops)
     dot = next(op for op in ops if op.name == "tt.dot")
-    assert (dot.loc.line, dot.loc.col) == (19, 14)
+    assert (dot.loc.line, dot.loc.col) == (20, 14)
     loop = next(op for op in ops if op.name == "scf.for")
-    assert loop.loc.line == 16
+    assert loop.loc.line == 17
 
 
 def test_null_pointer_constants_and_const_pointees():

@@ -70,8 +70,9 @@ def test_softmax_reference_kernel():
 def test_matmul_reference_kernel():
     unit = parse(MATMUL, "matmul.tri")
     assert [(t.name, [c.value for c in t.candidates], t.override) for t in unit.tunables] == \
-        [("TM", [64, 128], None), ("TN", [64, 128], None), ("TK", [32, 64], None)]
+        [("TM", [64, 128], None), ("TN", [64, 128, 256], None), ("TK", [32, 64], None)]
     fn = unit.functions[0]
+    assert [dump(e) for e in fn.grid] == ["(call cdiv M TM)", "(call cdiv N TN)"]
     assert [(p.name, dump(p.attributes)) for p in fn.params[:3]] == [
         ("A", "[noalias readonly aligned(16)]"), ("B", "[noalias readonly aligned(16)]"),
         ("C", "[noalias aligned(16)]")]

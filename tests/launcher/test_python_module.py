@@ -101,7 +101,7 @@ def test_module_shape(tmp_path, vector_add_kernel):
     assert module.metadata == {"vector_add": vector_add_kernel.metadata()}
     assert module.vector_add.metadata["num_warps"] == 4
     assert module._CUBIN == vector_add_kernel.cubin
-    assert str(inspect.signature(module.vector_add)) == "(x, y, z, n, *, grid, stream=None)"
+    assert str(inspect.signature(module.vector_add)) == "(x, y, z, n, *, grid=None, stream=None)"
     assert "__aligned(16)" in module.vector_add.__doc__
     assert "DO NOT EDIT" in module.__doc__
     assert parse_signature_lines(source) == [vector_add_kernel.metadata()]
@@ -149,7 +149,7 @@ def test_python_keyword_parameter_names(tmp_path):
                                       "arg_vector_add_spec"]
     module = load_module(tmp_path, generate_python_module(make_kernel("vector_add", params)))
     assert str(inspect.signature(module.vector_add)) == (
-        "(class_, grid__, lambda_, grid_, arg_module, arg_vector_add_spec, *, grid, stream=None)")
+        "(class_, grid__, lambda_, grid_, arg_module, arg_vector_add_spec, *, grid=None, stream=None)")
     module._module._core = FakeCore({"vector_add": [8, 4, 4, 1, 1, 1]})
     module.vector_add(0, 1, 2.0, True, 3, 4, grid=1)
     assert module._module._core.log[-1][6] == (0, np.int32(1), np.float32(2.0), np.uint8(1), np.int8(3), np.int8(4))
@@ -479,7 +479,7 @@ def test_launch_dispatches_to_the_variant_whose_assumptions_hold(tmp_path, vecto
     sizes = [8, 8, 8, 4]
     module, core = fake_module(tmp_path, with_variant(vector_add_kernel, 1024),
                                {"vector_add": sizes, "vector_add__spec16": sizes})
-    assert str(inspect.signature(module.vector_add)) == "(x, y, z, n, *, grid, stream=None)"
+    assert str(inspect.signature(module.vector_add)) == "(x, y, z, n, *, grid=None, stream=None)"
     assert module.metadata["vector_add"]["variants"][0]["name"] == "vector_add__spec16"
     module.vector_add(CAI(0x1000), 0x2010, CAI(0x3000), 1024, grid=1)   # all hold
     module.vector_add(CAI(0x1000), 0x2008, CAI(0x3000), 1024, grid=1)   # y only 8-byte aligned

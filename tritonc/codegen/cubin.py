@@ -184,6 +184,43 @@ def _assemble_with_nvjitlink(ptx: str, target: Target, opt_level: int, ptx_name:
     return AssembledPTX(bytes(cubin), info, parse_resource_usage(info), _warnings(info), "nvjitlink")
 
 
+def link_ptx_modules(modules: list[tuple[str, str]], target: Target, *, opt_level: int = 3) -> AssembledPTX:
+    """Assemble several PTX modules (``(name, text)`` pairs, kernels with distinct symbols) into
+    one cubin with nvJitLink, and report every kernel's resource usage (variants of a kernel
+    compiled separately end up in one cubin that one launcher module embeds).
+
+    Raises:
+        InternalCompilerError: nvJitLink rejected a module (the message holds its log), or the
+            result is not a cubin.
+    """
+    try:
+        from cuda.bindings import nvjitlink
+    except ImportError as e:  # pragma: no cover - the wheel is a hard dependency
+        raise CompileError(f"nvJitLink is not available ({e}); install nvidia-nvjitlink") from None
+
+    options = [f"-arch={target.arch}", f"-O{opt_level}", "-Xptxas=-v"]
+    handle = nvjitlink.create(len(options), options)
+    try:
+        try:
+            for name, text in modules:
+                data = text.encode("utf-8")
+                nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), name)
+            nvjitlink.complete(handle)
+        except nvjitlink.nvJitLinkError as e:
+            log = _log(nvjitlink, handle, error=True) or _log(nvjitlink, handle, error=False)
+            raise InternalCompilerError(f"nvJitLink rejected the PTX modules for {target.arch} ({e}):\n"
+                                        f"{log.strip()}") from None
+        size = nvjitlink.get_linked_cubin_size(handle)
+        cubin = bytearray(size)
+        nvjitlink.get_linked_cubin(handle, cubin)
+        info = _log(nvjitlink, handle, error=False)
+    finally:
+        nvjitlink.destroy(handle)
+    if not bytes(cubin).startswith(ELF_MAGIC):
+        raise InternalCompilerError(f"nvjitlink returned something that is not a cubin ({len(cubin)} bytes)")
+    return AssembledPTX(bytes(cubin), info, parse_resource_usage(info), _warnings(info), "nvjitlink")
+
+
 def _log(nvjitlink, handle, *, error: bool) -> str:
     get_size = nvjitlink.get_error_log_size if error else nvjitlink.get_info_log_size
     get = nvjitlink.get_error_log if error else nvjitlink.get_info_log

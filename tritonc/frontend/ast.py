@@ -447,6 +447,8 @@ class FunctionDef(Node):
     is_global: bool = False
     is_device: bool = False
     kernel_keyword: str | None = None
+    #: ``__grid(e0[, e1[, e2]])``: the launch grid's expressions (spec section 4), else ``None``.
+    grid: list[Expr] | None = None
 
 
 @dataclass

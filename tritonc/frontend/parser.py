@@ -238,6 +238,14 @@ class _Pointer:
         self.restrict = restrict
 
 
+class _Grid:
+    """``__grid(e0, ...)`` before a function's return type: the ``__grid`` token and the expressions."""
+
+    def __init__(self, token: Token, exprs: list[ast.Expr]) -> None:
+        self.token = token
+        self.exprs = exprs
+
+
 class _Dims:
     """A bracketed ``[d0, d1, ...]`` with the position of its ``[`` and the text between the
     brackets (after macro expansion), for the nested-array hint."""
@@ -304,9 +312,18 @@ class _ToAst(Transformer_NonRecursive):
                 raise CompileError("parameter name omitted", p.loc)
         words = [q.value for q in quals]
         keyword = next((w for w in words if w in ("__global__", "kernel")), None)
+        grids = [c for c in children if isinstance(c, _Grid)]
+        if len(grids) > 1:
+            raise CompileError("a function has at most one __grid", self.at(grids[1].token))
         return ast.FunctionDef(self.name(name), ret, params, body, is_global=keyword is not None,
                                is_device="__device__" in words, kernel_keyword=keyword,
-                               loc=self.at(name))
+                               grid=grids[0].exprs if grids else None, loc=self.at(name))
+
+    def grid_decl(self, meta, children):
+        token, *exprs = children
+        if len(exprs) > 3:
+            raise CompileError(f"__grid has at most 3 dimensions, got {len(exprs)}", self.at(token))
+        return _Grid(token, exprs)
 
     def param_list(self, meta, children):
         return list(children)

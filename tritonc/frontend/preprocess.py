@@ -85,12 +85,19 @@ class PreprocessedSource:
             errors at the end of the input).
         tunable_overrides: names of ``const tunable`` declarations that were also defined as
             macros (``-D TM=128``), mapped to the macro's replacement text.
+        used_names: the macros the source expanded and the names its ``#if`` / ``#ifdef`` /
+            ``#ifndef`` / ``#elif`` directives mention (for ``--tune``'s check of its names).
+        final_macros: the macros defined at the end of the file (the prelude's, ``-D``'s and
+            the file's), in :func:`preprocess`'s ``defines`` form (``"F(a,b)"`` -> body), for
+            text that must see them (``--grid``); variadic macros are left out.
     """
 
     text: str
     tokens: list[PPToken]
     eof_loc: SourceLoc
     tunable_overrides: dict[str, str] = field(default_factory=dict)
+    used_names: frozenset[str] = frozenset()
+    final_macros: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._offsets = [t.offset for t in self.tokens]
@@ -149,6 +156,7 @@ class _Preprocessor(pcpp.Preprocessor):
         self._if_tokens: list = []       # tokens of the #if / #elif expression being evaluated
         self._if_error: CompileError | None = None  # found by a hook of pcpp's #if evaluator
         self.tunable_overrides: dict[str, str] = {}
+        self.used_names: set[str] = set()  # identifiers macro expansion or a conditional looked at
 
     def add_path(self, path):
         """Add an ``-I`` directory (pcpp's version would also rewrite token file names)."""
@@ -166,6 +174,7 @@ class _Preprocessor(pcpp.Preprocessor):
         spelling location; tokens made by a macro body take the location of the first source
         token of the invocation they replaced (the macro's name).
         """
+        self.used_names.update(t.value for t in tokens if t.type == self.t_ID and t.value in self.macros)
         if self._depth:
             return super().expand_macros(tokens, expanding_from)
         self._protect_tunable_names(tokens)
@@ -269,6 +278,8 @@ class _Preprocessor(pcpp.Preprocessor):
     def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
         super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
         name = directive.value
+        if name in ("ifdef", "ifndef", "if", "elif"):
+            self.used_names.update(t.value for t in toks if t.type == self.t_ID)
         if not toks and name in ("define", "undef", "ifdef", "ifndef", "if", "elif", "include"):
             raise CompileError(f"#{name} needs an argument", self.tok_loc(directive))
         if name == "pragma" and not toks:
@@ -427,7 +438,14 @@ def _run(pp: _Preprocessor, text: str, path: str, abspath: str) -> PreprocessedS
         prev = tok
 
     eof_loc = _eof_loc(text, path)
-    return PreprocessedSource("".join(out), tokens, eof_loc, dict(pp.tunable_overrides))
+    final = {}
+    for name, macro in pp.macros.items():
+        if name.startswith("__") and name.endswith("__") or name in PRELUDE_MACROS or macro.variadic:
+            continue
+        key = name if macro.arglist is None else f"{name}({','.join(macro.arglist)})"
+        final[key] = "".join(t.value for t in macro.value)
+    return PreprocessedSource("".join(out), tokens, eof_loc, dict(pp.tunable_overrides), frozenset(pp.used_names),
+                              final)
 
 
 def _next_token(pp: _Preprocessor):

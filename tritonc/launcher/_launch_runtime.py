@@ -110,6 +110,58 @@ def _grid3(spec, grid):
     return dims
 
 
+def _grid_div(a, b):
+    """C's ``a / b`` (truncating toward zero) for a declared grid; ValueError on zero."""
+    if b == 0:
+        raise ValueError("the grid divides by zero")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _grid_mod(a, b):
+    return a - b * _grid_div(a, b)
+
+
+def _grid_cdiv(a, b):
+    return _grid_div(a + b - 1, b)
+
+
+def _grid_shl(a, n):
+    if not 0 <= n <= 63:
+        raise ValueError(f"the grid shifts by {n} (0..63 allowed)")
+    return a << n
+
+
+def _grid_shr(a, n):
+    if not 0 <= n <= 63:
+        raise ValueError(f"the grid shifts by {n} (0..63 allowed)")
+    return a >> n
+
+
+def _grid_min(a, b):
+    return a if a < b else b
+
+
+def _grid_max(a, b):
+    return a if a > b else b
+
+
+def _resolve_grid(spec, grid, declared, meta, args):
+    """The grid to launch: ``grid`` itself (an int or tuple), ``grid(meta)`` for a callable
+    (Triton's ``grid=lambda meta: ...``), or the kernel's declared grid (``declared(*args)``)
+    when ``grid`` is None."""
+    if grid is None:
+        if declared is None:
+            raise TypeError(f"{spec.name}() needs grid=: the kernel declares no __grid")
+        try:
+            return declared(*args)
+        except ValueError as e:
+            raise ValueError(f"{spec.name}(): {e}") from None
+    if callable(grid):
+        return grid(dict(meta))
+    return grid
+
+
 def _check_dtype(spec, param, found):
     if found != param.dtype:
         raise TypeError(f"{_where(spec, param)} points to {param.dtype}, but the array's "

@@ -45,8 +45,19 @@ def kernel_signature(f: Function) -> KernelSignature:
 
 def compiled_kernels(comp) -> list[CompiledKernel]:
     """One :class:`CompiledKernel` per kernel of a :class:`~tritonc.driver.Compilation`, in source order."""
+    return [CompiledKernel(cubin=comp.cubin, ptx=comp.ptx, **d) for d in kernel_descriptions(comp)]
+
+
+def kernel_descriptions(comp) -> list[dict]:
+    """The arguments of :class:`CompiledKernel` for each kernel of ``comp`` but the code
+    (``cubin``, ``ptx``): plain data that can cross a process boundary (variants compiled in
+    parallel are linked into one cubin afterwards)."""
     defines = {k: ("1" if v is None else v) for k, v in comp.options.defines.items()}
     defines.update({k: str(v[0]) for k, v in comp.options.tune.items()})
+    defines.update({k: str(v) for k, v in comp.tunables.items()})
+    # meta-parameters: every const tunable's value, and the --tune macros' values
+    tunables = dict(comp.tunables)
+    tunables.update({k: int(v[0]) for k, v in comp.options.tune.items() if k not in tunables})
     out = []
     kernels = [f for f in comp.ttgir.functions if f.kind == "kernel"]
     for f in kernels:
@@ -56,9 +67,9 @@ def compiled_kernels(comp) -> list[CompiledKernel]:
         signature = kernel_signature(f)
         variants = tuple(kernel_variant(signature, g, comp.lowered.kernels[g.name].shared_bytes)
                          for g in kernels if g.attrs.get("variant_of") == f.name)
-        out.append(CompiledKernel(signature, num_warps=info.num_warps, shared_bytes=info.shared_bytes,
-                                  arch=comp.options.arch, cubin=comp.cubin, ptx=comp.ptx, defines=defines,
-                                  num_stages=comp.options.num_stages, variants=variants))
+        out.append(dict(signature=signature, num_warps=info.num_warps, shared_bytes=info.shared_bytes,
+                        arch=comp.options.arch, defines=defines, num_stages=comp.num_stages, variants=variants,
+                        grid=comp.grids.get(f.name), tunables=tunables))
     return out
 
 

@@ -7,6 +7,10 @@ CUDA driver library (``-lcuda``). For every kernel ``K`` of the cubin it defines
     CUresult K_unload(void);    /* unload it from the current context                  */
     CUresult K(CUstream stream, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
                <one C argument per kernel parameter>);
+    /* a kernel with a declared grid (``__grid`` or ``--grid``) instead: */
+    CUresult K(CUstream stream, <arguments>);        /* computes the grid from the arguments */
+    CUresult K_with_grid(CUstream stream, unsigned int grid_x, unsigned int grid_y,
+                         unsigned int grid_z, <arguments>);
     const char *K_last_error(void);  /* why the last launch was refused, or NULL       */
     static const struct tritonc_kernel_metadata K_metadata;
 
@@ -48,7 +52,7 @@ from collections.abc import Sequence
 
 import tritonc
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, KernelParam
+from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
 
 #: Above this many bytes of dynamic shared memory a kernel needs an explicit opt-in.
 DEFAULT_SHARED_LIMIT = 48 * 1024
@@ -56,7 +60,7 @@ DEFAULT_SHARED_LIMIT = 48 * 1024
 #: Names a kernel parameter may not keep in C: they are types, macros or the launcher's own
 #: parameters; such parameters get a trailing underscore.
 _C_PARAM_RESERVED = C_RESERVED | frozenset("""
-stream grid_x grid_y grid_z int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
+stream grid_x grid_y grid_z variant int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
 size_t ptrdiff_t intptr_t uintptr_t CUdeviceptr CUstream CUresult CUfunction CUmodule CUcontext
 CUDA_SUCCESS CUDA_ERROR_INVALID_VALUE cuLaunchKernel
 """.split())
@@ -123,7 +127,7 @@ def _check_kernels(kernels: Sequence[CompiledKernel]) -> None:
         if k.arch != first.arch:
             raise ValueError(f"kernels '{first.name}' and '{k.name}' have different archs")
         for sym in (k.name, f"{k.name}_load", f"{k.name}_unload", f"{k.name}_last_error",
-                    f"{k.name}_metadata"):
+                    f"{k.name}_metadata") + ((f"{k.name}_with_grid",) if k.grid is not None else ()):
             if sym in public:
                 raise ValueError(f"kernel '{k.name}' would define '{sym}', which kernel "
                                  f"'{public[sym]}' already defines")
@@ -187,17 +191,106 @@ def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> 
     return lines
 
 
+def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> list[str]:
+    """``K(stream, args...)``: computes the declared grid from the arguments (C arithmetic on
+    long long, ``tritonc.launcher.grid``) and launches ``K_with_grid``; a grid dimension
+    outside ``0..limit`` or a division by zero refuses the launch."""
+    from .grid import grid_c, grid_text
+
+    names = {p.name: c for p, c in zip(k.params, cnames)}
+    args = ["CUstream stream"]
+    for p, cname in zip(k.params, cnames):
+        ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
+        args.append(f"{ctype} {cname}")
+    dims = list(k.grid) + [("int", 1)] * (3 - len(k.grid))
+    lines = ["",
+             f"/* {_comment_safe(k.signature.triton_c())}",
+             f" * on its declared grid ({_comment_safe(grid_text(k.grid))}) */",
+             f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")",
+             "{",
+             "    int tritonc_bad = 0;",
+             "    long long tritonc_grid[3];",
+             "    static const long long tritonc_limit[3] = {2147483647LL, 65535LL, 65535LL};",
+             "    int tritonc_axis;"]
+    for axis, d in enumerate(dims):
+        lines.append(f"    tritonc_grid[{axis}] = {grid_c(d, names)};")
+    what = f"{k.name}: the declared grid divides by zero or shifts out of range"
+    lines += ["    if (tritonc_bad) {",
+              f"        {mod}_refused = {c_string_literal(what)};",
+              "        return CUDA_ERROR_INVALID_VALUE;",
+              "    }",
+              "    for (tritonc_axis = 0; tritonc_axis < 3; ++tritonc_axis) {",
+              "        if (tritonc_grid[tritonc_axis] < 0 || tritonc_grid[tritonc_axis] > tritonc_limit[tritonc_axis]) {",
+              f"            {mod}_refused = {c_string_literal(k.name + ': a dimension of the declared grid is outside 0..limit (2^31-1 along x, 65535 along y and z)')};",
+              "            return CUDA_ERROR_INVALID_VALUE;",
+              "        }",
+              "    }",
+              f"    return {k.name}_with_grid(stream, (unsigned int)tritonc_grid[0], (unsigned int)tritonc_grid[1], "
+              "(unsigned int)tritonc_grid[2]" + "".join(f", {c}" for c in cnames) + ");",
+              "}"]
+    return lines
+
+
+def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list[str]:
+    """C for one :class:`Dispatcher`: ``K(...)`` launching the default variant, ``K_by_id(...,
+    variant)``, ``K_num_variants()``, ``K_default_variant()``, ``K_variant_meta(i)`` (the
+    variant's meta-parameters as text), ``K_variant_metadata(i)``, and ``K_load`` /
+    ``K_unload`` / ``K_last_error`` of the shared module."""
+    ks = [by_name[v] for v in d.variants]
+    first = ks[0]
+    cnames = c_param_names(first.params)
+    declared = first.grid is not None
+    args = ["CUstream stream"] + ([] if declared else ["unsigned int grid_x", "unsigned int grid_y",
+                                                        "unsigned int grid_z"])
+    for p, cname in zip(first.params, cnames):
+        args.append(f"{'CUdeviceptr' if p.is_pointer else p.scalar_type.c_type} {cname}")
+    call_args = ", ".join(["stream"] + ([] if declared else ["grid_x", "grid_y", "grid_z"]) + cnames)
+    n, name = len(ks), d.name
+    metas = [" ".join(f"{k}={v}" for k, v in k.meta().items()) for k in ks]
+    lines = ["", f"/* ---- {name}: {n} variants, default {d.default} ---- */", "",
+             f"static inline unsigned int {name}_num_variants(void) {{ return {n}u; }}",
+             f"static inline unsigned int {name}_default_variant(void) {{ return {d.default}u; }}",
+             "/* The meta-parameters of variant `variant` (NULL when out of range). */",
+             f"static inline const char *{name}_variant_meta(unsigned int variant)", "{",
+             f"    static const char *const metas[{n}] = {{" + ", ".join(c_string_literal(m) for m in metas) + "};",
+             f"    return variant < {n}u ? metas[variant] : NULL;", "}",
+             f"static inline const struct tritonc_kernel_metadata *{name}_variant_metadata(unsigned int variant)",
+             "{"]
+    for i, k in enumerate(ks):
+        lines.append(f"    if (variant == {i}u) return &{k.name}_metadata;")
+    lines += ["    return NULL;", "}",
+              f"static inline CUresult {name}_load(void) {{ return {ks[d.default].name}_load(); }}",
+              f"static inline CUresult {name}_unload(void) {{ return {ks[d.default].name}_unload(); }}",
+              f"static inline const char *{name}_last_error(void) {{ return {ks[d.default].name}_last_error(); }}",
+              "",
+              f"/* {_comment_safe(first.signature.triton_c().replace(first.name, name, 1))}: the default variant"
+              + (" on its declared grid" if declared else "") + " */",
+              f"static inline CUresult {name}(" + ",\n        ".join(args) + ")", "{",
+              f"    return {ks[d.default].name}({call_args});", "}", "",
+              f"/* Variant `variant` (0..{n - 1}) of {name}; CUDA_ERROR_INVALID_VALUE for another index. */",
+              f"static inline CUresult {name}_by_id(" + ",\n        ".join(args + ["unsigned int variant"]) + ")",
+              "{", "    switch (variant) {"]
+    for i, k in enumerate(ks):
+        lines.append(f"    case {i}u: return {k.name}({call_args});")
+    lines += ["    default: return CUDA_ERROR_INVALID_VALUE;", "    }", "}"]
+    return lines
+
+
 def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
-                      header_name: str | None = None, command: str | None = None) -> str:
+                      header_name: str | None = None, command: str | None = None,
+                      dispatchers: Sequence[Dispatcher] = ()) -> str:
     """Return the text of a header for ``kernels``, which must all come from one cubin.
 
     Args:
         kernels: one kernel or several kernels of the same cubin (same bytes, same arch).
         header_name: the file name shown in the banner (default ``<first kernel>.h``).
         command: the command line shown in the banner (omit it for byte-stable output).
+        dispatchers: public names that launch one of several variants among ``kernels``
+            (:class:`~tritonc.launcher.signature.Dispatcher`; ``tritonc.variants``).
 
     Raises:
-        ValueError: no kernels, kernels of different cubins/archs, or colliding C names.
+        ValueError: no kernels, kernels of different cubins/archs, colliding C names, or a
+            dispatcher naming a kernel that is not there or variants of different signatures.
     """
     if isinstance(kernels, CompiledKernel):
         kernels = [kernels]
@@ -228,6 +321,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit(f" *       num_warps={k.num_warps} ({k.block_threads} threads per block), "
              f"dynamic shared memory {k.shared_bytes} bytes"
              + (f", defines {_comment_safe(k.defines_string())}" if k.defines else ""))
+        if k.grid is not None:
+            from .grid import grid_text
+
+            emit(f" *       declared grid ({_comment_safe(grid_text(k.grid))}): {k.name}(stream, args...) "
+                 f"computes it, {k.name}_with_grid(stream, grid_x, grid_y, grid_z, args...) takes another")
         for v in k.variants:
             emit(f" *       runs the variant {v.name} when {_comment_safe(v.describe())} "
                  "(addresses in bytes)")
@@ -270,6 +368,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("};")
     emit("#endif")
     emit("")
+    if any(k.grid is not None for k in kernels):
+        from .grid import c_helper_definitions
+
+        out.extend(c_helper_definitions())
+        emit("")
     emit("#ifndef TRITONC_MAX_CONTEXTS")
     emit("#define TRITONC_MAX_CONTEXTS 16")
     emit("#endif")
@@ -408,8 +511,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         for p, cname in zip(k.params, cnames):
             ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
             args.append(f"{ctype} {cname}")
+        launch_name = k.name if k.grid is None else f"{k.name}_with_grid"
         emit(f"/* {_comment_safe(k.signature.triton_c())} */")
-        emit(f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")")
+        if k.grid is not None:
+            emit("/* with an explicit grid (the declared one is computed by the function below) */")
+        emit(f"static inline CUresult {launch_name}(" + ",\n        ".join(args) + ")")
         emit("{")
         emit(f"    struct {mod}_loaded *tritonc_loaded = NULL;")
         emit("    CUresult tritonc_err;")
@@ -439,13 +545,31 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                  f"{k.block_threads}u, 1u, 1u,")
             emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
         emit("}")
+        if k.grid is not None:
+            out.extend(_declared_grid_launcher(k, cnames, mod))
         index += 1 + len(k.variants)
+
+    by_name = {k.name: k for k in kernels}
+    for d in dispatchers:
+        _check_dispatcher(d, by_name)
+        out.extend(_dispatcher_api(d, by_name))
 
     emit("")
     emit("#ifdef __cplusplus")
     emit('}  /* extern "C" */')
     emit("#endif")
     return "\n".join(out) + "\n"
+
+
+def _check_dispatcher(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> None:
+    missing = [v for v in d.variants if v not in by_name]
+    if missing:
+        raise ValueError(f"dispatcher '{d.name}': no kernel '{missing[0]}'")
+    if d.name in by_name:
+        raise ValueError(f"dispatcher '{d.name}' has the name of a kernel")
+    ks = [by_name[v] for v in d.variants]
+    if any(k.params != ks[0].params or (k.grid is None) != (ks[0].grid is None) for k in ks):
+        raise ValueError(f"dispatcher '{d.name}': its variants have different parameters or grid kinds")
 
 
 def find_cuda_include() -> str | None:

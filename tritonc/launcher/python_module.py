@@ -3,7 +3,10 @@
 The module needs only numpy and cuda-python (``cuda.core``) at run time; torch and CuPy are
 optional. For every kernel ``K(p0, p1, ...)`` of the cubin it defines::
 
-    K(p0, p1, ..., *, grid, stream=None)   # grid: int or tuple of 1-3 ints
+    K(p0, p1, ..., *, grid=None, stream=None)
+        # grid: int or tuple of 1-3 ints, or a callable of K.meta (Triton's grid=lambda meta:
+        # ...), or None for the kernel's declared grid (__grid / --grid)
+    K.meta                                 # tunables, num_warps, num_stages
     K.metadata                             # the same dict as metadata["K"]
     metadata = {"K": {...}, ...}           # name, arch, num_warps, shared_bytes, params, defines
 
@@ -27,10 +30,10 @@ from collections.abc import Sequence
 
 import tritonc
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, KernelParam
+from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
 
 _RUNTIME_MARKER = "# ---- runtime ----\n"
-_PY_RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"grid", "stream"}
+_PY_RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"grid", "stream", "variant"}
 
 
 def _runtime_source() -> str:
@@ -107,17 +110,53 @@ def _metadata_lines(kernels: Sequence[CompiledKernel]) -> list[str]:
     return lines
 
 
+def _dispatcher_lines(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list[str]:
+    """``K(args, *, grid=None, stream=None, variant=None)`` launching variant ``variant`` (the
+    default when None) of :class:`Dispatcher` ``d``; ``K.variants`` lists their meta-parameters."""
+    missing = [v for v in d.variants if v not in by_name]
+    if missing or d.name in by_name:
+        raise ValueError(f"dispatcher '{d.name}': no kernel '{missing[0]}'" if missing else
+                         f"dispatcher '{d.name}' has the name of a kernel")
+    ks = [by_name[v] for v in d.variants]
+    if any(k.params != ks[0].params for k in ks):
+        raise ValueError(f"dispatcher '{d.name}': its variants have different parameters")
+    names = py_param_names(ks[0].params)
+    args = ", ".join(names)
+    return ["", "",
+            f"_{d.name}_variants = ({', '.join(k.name for k in ks)},)",
+            "", "",
+            f"def {d.name}({', '.join(names + ['*', 'grid=None', 'stream=None', 'variant=None'])}):",
+            f'    """Launch variant `variant` of {d.name} ({len(ks)} variants; None: the default, '
+            f'{d.default}); {d.name}.variants[i] is variant i\'s meta-parameters. grid and stream as for '
+            f'each variant (grid=lambda meta: ... gets that variant\'s meta)."""',
+            f"    if variant is None:",
+            f"        variant = {d.default}",
+            f"    if not isinstance(variant, int) or isinstance(variant, bool) or not 0 <= variant < {len(ks)}:",
+            f"        raise ValueError(f\"{d.name}(): variant must be an int from 0 to {len(ks) - 1}, got {{variant!r}}\")",
+            f"    return _{d.name}_variants[variant]({args}{', ' if args else ''}grid=grid, stream=stream)",
+            "",
+            "",
+            f"{d.name}.variants = [v.meta for v in _{d.name}_variants]",
+            f"{d.name}.default_variant = {d.default}",
+            f"{d.name}.meta = {d.name}.variants[{d.default}]",
+            f"{d.name}.metadata = {ks[d.default].name}.metadata"]
+
+
 def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *,
-                           module_name: str | None = None, command: str | None = None) -> str:
+                           module_name: str | None = None, command: str | None = None,
+                           dispatchers: Sequence[Dispatcher] = ()) -> str:
     """Return the source of a launcher module for ``kernels`` (all from one cubin).
 
     Args:
         kernels: one kernel or several kernels of the same cubin.
         module_name: shown in the banner (default: the first kernel's name).
         command: the command line shown in the banner (omit for byte-stable output).
+        dispatchers: public names that launch one of several variants among ``kernels``
+            (:class:`~tritonc.launcher.signature.Dispatcher`; ``tritonc.variants``).
 
     Raises:
-        ValueError: no kernels, kernels of different cubins, or a reserved kernel name.
+        ValueError: no kernels, kernels of different cubins, a reserved kernel name, or a
+            dispatcher naming a missing kernel or variants of different parameters.
     """
     if isinstance(kernels, CompiledKernel):
         kernels = [kernels]
@@ -138,7 +177,7 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
     doc.append("")
     for k in kernels:
         names = py_param_names(k.params)
-        doc.append(f"    {k.name}({', '.join(names + ['*', 'grid', 'stream=None'])})")
+        doc.append(f"    {k.name}({', '.join(names + ['*', 'grid=None', 'stream=None'])})")
         doc.append(f"        {k.signature.triton_c()}")
         doc.append(f"        num_warps={k.num_warps} ({k.block_threads} threads per block), "
                    f"dynamic shared memory {k.shared_bytes} bytes")
@@ -187,24 +226,49 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
                 multiples = ", ".join(f"({index[name]}, {m})" for name, m in v.multiples)
                 emit(f"    ({v.name!r}, {v.shared_bytes}, ({multiples},)),  # {v.describe()}")
         emit("))")
+        declared = "None"
+        if k.grid is not None:
+            from .grid import grid_py, grid_text
+
+            declared = f"_{k.name}_grid"
+            by_name = {p.name: n for p, n in zip(k.params, names)}
+            emit("")
+            emit("")
+            emit(f"def _{k.name}_grid({', '.join(names)}):")
+            emit(f'    """The declared grid ({grid_text(k.grid)})."""'.replace("\\", "\\\\"))
+            emit(f"    return ({', '.join(grid_py(d, by_name) for d in k.grid)},)")
         emit("")
         emit("")
-        signature = ", ".join(names + ["*", "grid", "stream=None"])
+        signature = ", ".join(names + ["*", "grid=None", "stream=None"])
         emit(f"def {k.name}({signature}):")
         emit(f'    """Launch {k.signature.triton_c()}.'.replace("\\", "\\\\"))
         emit("")
         for p, name in zip(k.params, names):
             emit(f"    {name}: {_param_doc(p)}")
         emit(f"    grid: number of blocks, an int or a tuple of 1 to 3 ints ({k.block_threads} "
-             "threads each); a 0 launches nothing")
+             "threads each; a 0 launches nothing), or a")
+        emit(f"        callable taking {k.name}.meta (the tunables, num_warps, num_stages) and returning one;")
+        if k.grid is not None:
+            from .grid import grid_text
+
+            emit(f"        None: the declared grid, ({grid_text(k.grid)})")
+        else:
+            emit("        required: the kernel declares no __grid")
         emit("    stream: a cuda.core Stream, an object with __cuda_stream__ (torch, CuPy), an int")
         emit("        handle, or None: torch's current stream when a torch tensor is passed, else the")
         emit("        device's default stream")
         emit('    """')
-        emit(f"    _module.launch(_{k.name}_spec, grid, stream, ({', '.join(names)}{',' if len(names) == 1 else ''}))")
+        args = f"({', '.join(names)}{',' if len(names) == 1 else ''})"
+        emit(f"    _args = {args}")
+        emit(f"    grid = _resolve_grid(_{k.name}_spec, grid, {declared}, {k.name}.meta, _args)")
+        emit(f"    _module.launch(_{k.name}_spec, grid, stream, _args)")
         emit("")
         emit("")
         emit(f"{k.name}.metadata = metadata[{k.name!r}]")
+        emit(f"{k.name}.meta = {k.meta()!r}")
+    by_name = {k.name: k for k in kernels}
+    for d in dispatchers:
+        out.extend(_dispatcher_lines(d, by_name))
     return "\n".join(out) + "\n"
 
 

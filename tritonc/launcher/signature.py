@@ -319,6 +319,10 @@ class CompiledKernel:
         num_stages: the software-pipelining depth, if it applies.
         variants: specialised copies in the same cubin, most specialised first; a launch runs
             the first whose assumptions hold (see :class:`KernelVariant`).
+        grid: the declared launch grid (``__grid`` or ``--grid``), one nested tuple per
+            dimension (``tritonc.frontend.grid``), or ``None``: the caller gives the grid.
+        tunables: the value of every ``const tunable`` the kernel was compiled with (chosen,
+            fixed or default).
 
     Raises:
         ValueError: out-of-range launch shape, unknown arch, a cubin without the ELF magic, or
@@ -334,6 +338,8 @@ class CompiledKernel:
     defines: dict[str, str] = field(default_factory=dict)
     num_stages: int | None = None
     variants: tuple[KernelVariant, ...] = ()
+    grid: tuple | None = None
+    tunables: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, KernelSignature):
@@ -349,6 +355,14 @@ class CompiledKernel:
         object.__setattr__(self, "cubin", bytes(self.cubin))
         object.__setattr__(self, "defines", {str(k): str(v) for k, v in self.defines.items()})
         object.__setattr__(self, "variants", tuple(self.variants))
+        object.__setattr__(self, "tunables", {str(k): int(v) for k, v in self.tunables.items()})
+        if self.grid is not None:
+            if not (isinstance(self.grid, tuple) and 1 <= len(self.grid) <= 3):
+                raise ValueError(f"kernel '{self.name}': grid must be a tuple of 1 to 3 expressions")
+            args = {p.name for p in self.params if not p.is_pointer}
+            missing = sorted(_grid_args(self.grid) - args)
+            if missing:
+                raise ValueError(f"kernel '{self.name}': the grid uses '{missing[0]}', which is not a scalar parameter")
         names = {p.name for p in self.params}
         for v in self.variants:
             if not isinstance(v, KernelVariant):
@@ -386,11 +400,65 @@ class CompiledKernel:
             out["num_stages"] = self.num_stages
         if self.variants:
             out["variants"] = [v.to_dict() for v in self.variants]
+        if self.tunables or self.num_stages is not None:
+            out["meta"] = self.meta()
+        if self.grid is not None:
+            from .grid import grid_text
+
+            out["grid"] = grid_text(self.grid)
+        return out
+
+    def meta(self) -> dict[str, int]:
+        """The meta-parameters of this compiled kernel, as Triton's ``grid=lambda meta: ...``
+        sees them: every tunable's value, ``num_warps`` and ``num_stages``."""
+        out = dict(self.tunables)
+        out["num_warps"] = self.num_warps
+        if self.num_stages is not None:
+            out["num_stages"] = self.num_stages
         return out
 
     def signature_json(self) -> str:
         """One-line JSON of :meth:`metadata` (the generated files' machine-readable line)."""
         return json.dumps(self.metadata(), separators=(",", ":"), sort_keys=False)
+
+
+def _grid_args(e) -> set[str]:
+    """Parameter names a grid expression (nested tuples) uses."""
+    if isinstance(e, tuple) and e and e[0] == "arg":
+        return {e[1]}
+    out: set[str] = set()
+    for x in e[1:] if isinstance(e, tuple) and e and isinstance(e[0], str) else e:
+        if isinstance(x, tuple):
+            out |= _grid_args(x)
+    return out
+
+
+@dataclass(frozen=True)
+class Dispatcher:
+    """A public kernel name whose launches pick one of several compiled variants (the
+    launchers' ``<name>(...)``, ``<name>_by_id(..., variant)`` and variant queries; Triton's
+    ``link.py`` dispatcher).
+
+    Args:
+        name: the public name (``matmul``).
+        variants: the variants' kernel names in the same launcher module (``matmul__v0``, ...),
+            in index order.
+        default: the index launched when no variant is named.
+
+    Raises:
+        ValueError: no variants, or ``default`` out of range.
+    """
+
+    name: str
+    variants: tuple[str, ...]
+    default: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variants", tuple(self.variants))
+        if not self.variants:
+            raise ValueError(f"dispatcher '{self.name}' has no variants")
+        if not 0 <= self.default < len(self.variants):
+            raise ValueError(f"dispatcher '{self.name}': default {self.default} is not a variant index")
 
 
 SIGNATURE_TAG = "tritonc-kernel:"

@@ -60,7 +60,8 @@ class Row:
     nbytes: int
     example: str | None = None
     defines: dict[str, str] = field(default_factory=dict)
-    num_warps: int = 4
+    #: None: the CLI's own choice (``--num-warps auto``)
+    num_warps: int | None = None
     tol: float = 1e-5
     flops: int = 0
     tune: dict = field(default_factory=dict)
@@ -102,7 +103,7 @@ def vector_add_row(torch) -> Row:
 
     def run(which, mod, a):
         if which == "tritonc":
-            mod.vector_add(a["z"], a["x"], a["y"], n, grid=cdiv(n, 1024))
+            mod.vector_add(a["z"], a["x"], a["y"], n)  # the declared grid
         elif which == "torch":
             torch.add(a["x"], a["y"], out=a["z"])
         else:
@@ -195,7 +196,7 @@ def transpose_row(torch) -> Row:
     def run(which, mod, a):
         x, out = a["x"], a["out"]
         if which == "tritonc":
-            mod.transpose(out, x, m, n, x.stride(0), out.stride(0), grid=(cdiv(m, 32), cdiv(n, 32)))
+            mod.transpose(out, x, m, n, x.stride(0), out.stride(0))
         elif which == "torch":
             out.copy_(x.t())
         else:
@@ -203,7 +204,7 @@ def transpose_row(torch) -> Row:
         return [out]
 
     return Row("transpose", f"{m}x{n} fp32", make, run, lambda a: [a["x"].t()], 2 * 4 * m * n, "transpose",
-               {"TM": "32", "TN": "32"}, 4, tol=0.0)
+               {"TM": "32", "TN": "32"}, tol=0.0)
 
 
 def row_sum_row(torch) -> Row:
@@ -216,7 +217,7 @@ def row_sum_row(torch) -> Row:
     def run(which, mod, a):
         x, s = a["x"], a["s"]
         if which == "tritonc":
-            mod.row_sum(s, x, m, n, x.stride(0), grid=cdiv(m, 8))
+            mod.row_sum(s, x, m, n, x.stride(0))
         elif which == "torch":
             torch.sum(x, dim=1, out=s)
         else:
@@ -224,7 +225,35 @@ def row_sum_row(torch) -> Row:
         return [s]
 
     return Row("row_sum", f"{m}x{n} fp32", make, run, lambda a: [a["x"].double().sum(1)], 4 * m * n, "reduce",
-               {"BM": "8", "BN": "256"}, 4, tol=1e-4)
+               {"BM": "8", "BN": "256"}, tol=1e-4)
+
+
+def matmul_default_build_row(torch) -> Row:
+    """``examples/matmul.tri`` compiled exactly as ``tritonc examples/matmul.tri -o matmul.cubin``
+    (no option: the cost model's tile, warps and stages for the GPU), launched on its declared
+    grid; 4096^3 fp16 against cuBLAS (torch) and the same kernel in Triton with the same
+    meta-parameters (issue 13's acceptance row)."""
+    m = n = k = 4096
+
+    def make():
+        c, cbuf = _poison(torch, (m, n), torch.float16)
+        return dict(a=torch.randn(m, k, device="cuda", dtype=torch.float16),
+                    b=torch.randn(k, n, device="cuda", dtype=torch.float16), c=c, bufs=[cbuf])
+
+    def run(which, mod, t):
+        a, b, c = t["a"], t["b"], t["c"]
+        if which == "tritonc":
+            mod.matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
+        elif which == "torch":
+            torch.matmul(a, b, out=c)
+        else:
+            meta = mod.matmul.meta
+            _triton_ref().matmul(c, a, b, meta["TM"], meta["TN"], meta["TK"], meta["num_warps"], meta["num_stages"])
+        return [c]
+
+    return Row("matmul default build", f"{m}x{n}x{k} fp16", make, run,
+               lambda t: [t["a"].double() @ t["b"].double()], 2 * (m * k + k * n + m * n), "matmul", {},
+               tol=1e-2, flops=2 * m * n * k)
 
 
 #: Row factories, in table order: ``factory(torch) -> Row`` (the matmul rows go at the end).
@@ -238,6 +267,7 @@ ROWS: list[Callable] = [
     layernorm_row,
     transpose_row,
     row_sum_row,
+    matmul_default_build_row,
 ]
 
 def _matmul_rows() -> list[Callable]:
@@ -365,10 +395,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if args.only and row.name not in args.only and row.example is not None:
             continue
-        mod, ok, err, why = None, True, 0.0, ""
+        mod, ok, err, why, warps = None, True, 0.0, "", row.num_warps
         if row.example is not None:
             try:
-                mod, _, seconds = compile_row(row, arch)
+                mod, comp, seconds = compile_row(row, arch)
+                warps = getattr(comp, "num_warps", warps)  # what was compiled (auto: the CLI's choice)
                 ok, err, why = check(row, mod, torch)
             except Exception as e:
                 ok, err, why = False, float("nan"), f"{type(e).__name__}: {str(e)[:300]}"
@@ -381,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         vs_triton = f"{tr_ms / t_ms:.2f}" if t_ms and tr_ms else "-"
         vs_torch = f"{times['torch'] / t_ms:.2f}" if t_ms and times.get("torch") and row.example else "-"
         vs_copy = f"{row.nbytes / t_ms / 1e6 / copy_gbs:.2f}" if t_ms and copy_gbs and not row.flops else "-"
-        lines.append((row.name, row.size, row.num_warps if row.example else "-",
+        lines.append((row.name, row.size, warps if row.example else "-",
                       ("ok" if ok else "FAIL " + why) if row.example else "-",
                       f"{err:.1e}" if row.example else "-",
                       *(f"{times[s]:.4f}" if times.get(s) else "-" for s in ("tritonc", "torch", "triton")),

@@ -15,12 +15,15 @@ GOLDEN_DIR = ROOT / "golden"
 
 @dataclass(frozen=True)
 class Example:
-    """An example file compiled at fixed ``defines`` (``tune`` fixes tunables) for golden files."""
+    """An example file compiled at fixed ``defines`` (``tune`` fixes tunables), warps and stages
+    for golden files."""
 
     name: str
     defines: dict[str, str] = field(default_factory=dict)
     tune: dict[str, list[int]] = field(default_factory=dict)
     num_warps: int = 4
+    #: fixed too: ``None`` would let the cost model choose, and the golden files show one setting
+    num_stages: int = 3
 
     @property
     def path(self) -> Path:

@@ -31,6 +31,8 @@ class Case:
     reference (``"torch"``) or the Triton version (``"triton"``) and returns the output tensors;
     ``inputs(torch, size)`` makes the inputs and poisoned outputs; ``reference`` computes the
     expected outputs; ``work(size)`` is ``(bytes moved, flops)`` for the rate column.
+    Kernels that declare a ``__grid`` are launched on it (the launcher computes it from the
+    arguments), and every case compiles with the CLI's own warps and stages unless it names them.
     """
 
     name: str
@@ -44,7 +46,8 @@ class Case:
     work: Callable
     tol: float = 1e-5
     tune: dict[str, list[int]] = field(default_factory=dict)
-    num_warps: int = 4
+    #: None: the CLI's own choice (``--num-warps auto``: the cost model or the tile rule)
+    num_warps: int | None = None
 
 
 def _poison(torch, shape, dtype, guard=64):
@@ -69,7 +72,7 @@ def _vector_add_case() -> Case:
     def run(mod, torch, a, which):
         n = a["x"].numel()
         if which == "tritonc":
-            mod.vector_add(a["z"], a["x"], a["y"], n, grid=cdiv(n, 1024))
+            mod.vector_add(a["z"], a["x"], a["y"], n)
         elif which == "torch":
             torch.add(a["x"], a["y"], out=a["z"])
         else:
@@ -152,7 +155,7 @@ def _transpose_case() -> Case:
         x, out = a["x"], a["out"]
         m, n = x.shape
         if which == "tritonc":
-            mod.transpose(out, x, m, n, x.stride(0), out.stride(0), grid=(cdiv(m, 32), cdiv(n, 32)))
+            mod.transpose(out, x, m, n, x.stride(0), out.stride(0))
         elif which == "torch":
             out.copy_(x.t())
         else:
@@ -177,8 +180,7 @@ def _reduce_case(kernel: str) -> Case:
         x, s = a["x"], a["s"]
         m, n = x.shape
         if which == "tritonc":
-            grid = cdiv(m, 8) if rows else cdiv(n, 256)
-            getattr(mod, kernel)(s, x, m, n, x.stride(0), grid=grid)
+            getattr(mod, kernel)(s, x, m, n, x.stride(0))
         elif which == "torch":
             torch.sum(x, dim=1 if rows else 0, out=s)
         else:
@@ -204,18 +206,20 @@ def _matmul_case() -> Case:
         m, k = a.shape
         n = b.shape[1]
         if which == "tritonc":
-            mod.matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), grid=(cdiv(m, 64), cdiv(n, 64)))
+            mod.matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
         elif which == "torch":
             torch.matmul(a, b, out=c)
-        else:
+        else:  # the same kernel in Triton, with the meta-parameters tritonc chose
             import triton_ref
-            triton_ref.matmul(c, a, b, 64, 64, 32)
+            meta = mod.matmul.meta
+            triton_ref.matmul(c, a, b, meta["TM"], meta["TN"], meta["TK"], meta["num_warps"], meta["num_stages"])
         return [c]
 
-    return Case("matmul", "matmul", {}, [(64, 64, 64), (1001, 776, 552), (33, 8, 1000)], (4096, 4096, 4096),
-                inputs, run, lambda torch, t: [t["a"].double() @ t["b"].double()],
-                lambda s: (2 * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]), 2 * s[0] * s[1] * s[2]),
-                tol=1e-2, tune={"TM": [64], "TN": [64], "TK": [32]})
+    # the "default build": compiled exactly as `tritonc examples/matmul.tri -o matmul.cubin`
+    # (no -D, --tune, --num-warps or --num-stages: the cost model's choice for the GPU)
+    return Case("matmul (default build)", "matmul", {}, [(64, 64, 64), (1001, 776, 552), (33, 8, 1000)],
+                (4096, 4096, 4096), inputs, run, lambda torch, t: [t["a"].double() @ t["b"].double()],
+                lambda s: (2 * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]), 2 * s[0] * s[1] * s[2]), tol=1e-2)
 
 
 CASES = [_vector_add_case, _softmax_case, _layernorm_case, _transpose_case,
@@ -265,7 +269,7 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int) -> Case:
         if which == "tritonc":
             m, crs = n * P * P, c * R * S
             mod.conv2d(x, w, y, a["delta"], m, k, crs, stride, stride, pad, pad, c * hw * hw, hw * hw, hw,
-                       crs, k * P * P, P * P, P, grid=(cdiv(m, TM), cdiv(k, TN)))
+                       crs, k * P * P, P * P, P)
             return [y]
         if which == "torch":
             return [torch.nn.functional.conv2d(x, w, stride=stride, padding=pad)]
@@ -346,7 +350,7 @@ def _bmm_case() -> Case:
         n = b.shape[2]
         if which == "tritonc":
             mod.bmm(a, b, c, m, n, k, nb, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
-                    c.stride(1), grid=(cdiv(m, TM), cdiv(n, TN), cdiv(nb, TB)))
+                    c.stride(1))
         elif which == "torch":
             torch.bmm(a, b, out=c)
         else:
@@ -376,9 +380,7 @@ def _splitk_matmul_case() -> Case:
         m, k = a.shape
         n = b.shape[1]
         if which == "tritonc":
-            tiles = cdiv(m, TM) * cdiv(n, TN)
-            mod.splitk_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), t["locks"],
-                              grid=(tiles, 1, SPLITK))
+            mod.splitk_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), t["locks"])
         elif which == "torch":
             torch.matmul(a, b, out=c)
         else:
@@ -493,8 +495,7 @@ def _permute_case(kernel: str) -> Case:
     def run(mod, torch, a, which):
         x, y = a["x"], a["y"]
         if which == "tritonc":
-            getattr(mod, kernel)(y, x, *x.shape, *x.stride(), *y.stride(),
-                                 grid=(cdiv(x.shape[0], T0), cdiv(x.shape[1], T1), cdiv(x.shape[2], T2)))
+            getattr(mod, kernel)(y, x, *x.shape, *x.stride(), *y.stride())
         elif which == "torch":
             y.copy_(x.permute(2, 0, 1) if kernel == "permute_201" else x)
         else:
@@ -521,7 +522,7 @@ def _paper_matmul_case() -> Case:
         m, k = a.shape
         n = b.shape[0]
         if which == "tritonc":
-            mod.paper_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), grid=(cdiv(m, 64), cdiv(n, 64)))
+            mod.paper_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
             return [c]
         if which == "torch":
             return [torch.matmul(a, b.t())]
@@ -529,8 +530,7 @@ def _paper_matmul_case() -> Case:
 
     return Case("paper_matmul", "paper_matmul", {}, [(64, 64, 64), (1001, 776, 550), (33, 8, 1000)],
                 (4096, 4096, 4096), inputs, run, lambda torch, t: [t["a"].double() @ t["b"].double().t()],
-                lambda s: (2 * (s[0] * s[2] + s[2] * s[1]) + 4 * s[0] * s[1], 2 * s[0] * s[1] * s[2]),
-                tol=1e-4, tune={"TM": [64], "TN": [64], "TK": [32]})
+                lambda s: (2 * (s[0] * s[2] + s[2] * s[1]) + 4 * s[0] * s[1], 2 * s[0] * s[1] * s[2]), tol=1e-4)
 
 
 def _shift_conv_case() -> Case:
@@ -568,8 +568,7 @@ def _shift_conv_case() -> Case:
         k = w.shape[0]
         if which == "tritonc":
             m = n * HW * HW
-            mod.shift_conv(x, w, y, a["dh"], a["dw"], m, k, c, c * HW * HW, HW * HW, c, k * HW * HW, HW * HW,
-                           grid=(cdiv(m, TM), cdiv(k, TN)))
+            mod.shift_conv(x, w, y, a["dh"], a["dw"], m, k, c, c * HW * HW, HW * HW, c, k * HW * HW, HW * HW)
             return [y]
         if which == "torch":
             return [torch.nn.functional.conv2d(shift(torch, x, a["dh"], a["dw"]), w[:, :, None, None])]

@@ -47,8 +47,12 @@ def local_arch(torch) -> str:
 
 
 def load_launcher(case: Case, arch: str, outdir: Path):
-    """Compile ``case``'s example for ``arch`` and import its generated Python module."""
-    options = CompileOptions(defines=dict(case.defines), tune=dict(case.tune), arch=arch, num_warps=case.num_warps)
+    """Compile ``case``'s example for ``arch`` and import its generated Python module.
+
+    As the CLI does: ``-D`` / ``--tune`` from the case, ``--num-warps`` only when the case names
+    it (else ``auto``), ``--num-stages auto``, specialisation on."""
+    options = CompileOptions(defines=dict(case.defines), tune=dict(case.tune), arch=arch, num_warps=case.num_warps,
+                             specialize=True)
     comp = Compilation(by_name(case.example).path, options)
     t0 = time.perf_counter()
     text = comp.python_module
@@ -116,7 +120,7 @@ C_DRIVER = textwrap.dedent("""\
         for (i = 0; i < N; ++i) { hx[i] = (float)i; hy[i] = 0.5f * (float)i; hz[i] = NAN; }
         if (cuMemAlloc(&x, sizeof hx) || cuMemAlloc(&y, sizeof hy) || cuMemAlloc(&z, sizeof hz)) return 3;
         cuMemcpyHtoD(x, hx, sizeof hx); cuMemcpyHtoD(y, hy, sizeof hy); cuMemcpyHtoD(z, hz, sizeof hz);
-        CUresult r = vector_add(NULL, (N + 1023) / 1024, 1, 1, z, x, y, N);
+        CUresult r = vector_add(NULL, z, x, y, N); /* the declared grid, cdiv(N, BLOCK) */
         if (r != CUDA_SUCCESS) { printf("launch failed: %d\\n", (int)r); return 4; }
         cuCtxSynchronize();
         cuMemcpyDtoH(hz, z, sizeof hz);

@@ -1,0 +1,186 @@
+"""The cost model's choices per target (tritonc/tuning/cost_model.py, docs/tuning.md); no GPU.
+
+The sm_90a facts it must reproduce were measured on an H200 at 4096^3 fp16 (issue 13):
+64x64x32 w4 s3 = 0.46x cuBLAS, 128x128x64 w4 s3 = 0.73x, 128x256x64 w8 s4 = 0.94x.
+"""
+from pathlib import Path
+
+import pytest
+
+from tritonc.diagnostics import CompileError
+from tritonc.driver import Compilation
+from tritonc.options import CompileOptions
+from tritonc.tuning import cost_model as cm
+
+ROOT = Path(__file__).resolve().parents[2]
+MATMUL = ROOT / "examples" / "matmul.tri"
+
+
+def tile(m, n, k, *, warps=(4, 8), wgmma=True, dtype_bytes=2, in_loop=True):
+    """A DotTile for an f16 ``[m, k] @ [k, n] -> f32`` dot, wgmma-eligible as accelerate-matmul
+    decides it (M a multiple of 16 * warps, N <= 256, K >= 32)."""
+    wg = tuple((w, (min(n, 256) if wgmma and m % (16 * w) == 0 and k >= 32 else None)) for w in warps)
+    return cm.DotTile("k", m, n, k, dtype_bytes, dtype_bytes, 4, 2, False, wg, in_loop)
+
+
+def matmul_choice(arch, hint=None, **opts):
+    comp = Compilation(MATMUL, CompileOptions(arch=arch, hint=hint or {}, **opts))
+    comp._frontend
+    return comp
+
+
+def chosen(comp):
+    return (comp.tunables["TM"], comp.tunables["TN"], comp.tunables["TK"], comp.num_warps, comp.num_stages)
+
+
+# ----------------------------------------------------------------------------- whole choices
+
+def test_sm90a_default_is_the_measured_best_configuration():
+    assert chosen(matmul_choice("sm_90a")) == (128, 256, 64, 8, 4)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_mma_sync_targets_take_the_large_tile_within_their_shared_memory(arch):
+    comp = matmul_choice(arch)
+    TM, TN, TK, w, s = chosen(comp)
+    assert (TM, TN, TK, w) == (128, 256, 64, 8)
+    gpu = cm.GPU_MODELS[arch]
+    assert s * (TM * TK + TK * TN) * 2 <= gpu.smem_per_cta
+    assert s == (3 if arch == "sm_80" else 4)  # 4 stages (192 KiB) is over the A100's 163 KiB
+
+
+@pytest.mark.parametrize("arch", ["sm_86", "sm_89"])
+def test_small_shared_memory_targets_fit_99_kib(arch):
+    TM, TN, TK, w, s = chosen(matmul_choice(arch))
+    assert s * (TM * TK + TK * TN) * 2 <= 99 * 1024
+
+
+def test_a_small_output_takes_smaller_tiles_to_fill_the_sms():
+    big = chosen(matmul_choice("sm_90a"))
+    small = chosen(matmul_choice("sm_90a", {"M": 512, "N": 512, "K": 16384}))
+    assert small[0] * small[1] < big[0] * big[1]
+    # 512x512 in 128x256 tiles is 8 CTAs on 132 SMs; the choice makes at least 4x as many
+    assert (512 // small[0]) * (512 // small[1]) >= 32
+
+
+def test_fixed_parameters_are_kept_and_the_rest_chosen_around_them():
+    comp = matmul_choice("sm_90a", defines={"TM": "64"}, num_warps=4)
+    TM, TN, TK, w, s = chosen(comp)
+    assert (TM, w) == (64, 4)
+    assert "TM" not in comp.choice.free and "num_warps" not in comp.choice.free
+    # 64 x 256 on one warp group: 128 accumulator registers per thread, the wgmma limit
+    assert TN == 256
+
+
+def test_everything_fixed_runs_no_model():
+    comp = matmul_choice("sm_90a", defines={"TM": "64", "TN": "64", "TK": "32"}, num_warps=4, num_stages=3)
+    assert comp.choice is None
+    assert chosen(comp) == (64, 64, 32, 4, 3)
+
+
+def test_a_kernel_without_a_dot_keeps_the_tile_rule_for_warps():
+    src = ("const tunable int B = {512, 1024};\n"
+           "__global__ void add(float *X, float *Y, int n) {\n"
+           "  int i[B] = get_program_id(0) * B + 0 ... B;\n"
+           "  *?(i < n)(Y + i) = *?(i < n)(X + i) + 1.0f;\n}\n")
+    comp = Compilation(src, CompileOptions())
+    assert comp.tunables == {"B": 512}
+    assert comp.choice.note and "no tt.dot" in comp.choice.note
+    assert comp.num_warps == 4 and comp.num_stages == 3
+
+
+def test_candidates_the_frontend_rejects_are_reported_not_fatal():
+    # TK = 48 is not a power of two: that combination cannot be built, the others can
+    src = MATMUL.read_text().replace("TK = {32, 64}", "TK = {48, 32}")
+    comp = Compilation(src, CompileOptions(arch="sm_90a"))
+    assert comp.tunables["TK"] == 32
+    assert any("frontend rejects" in e.reason for e in comp.choice.rejected)
+
+
+def test_explain_names_the_choice_and_the_reasons():
+    text = matmul_choice("sm_90a").choice.explain()
+    assert "chose TM=128 TN=256 TK=64 num_warps=8 num_stages=4: wgmma m64n256k16" in text
+    assert "assumed large: no --hint" in text
+    assert "accumulator needs 256 registers per thread at 4 warps" in text
+
+
+def test_too_many_combinations_is_an_error():
+    names = "ABCDEFGHIJKLM"
+    src = "".join(f"const tunable int {n} = {{1, 2}};\n" for n in names) + "__global__ void k(int *X) { }\n"
+    with pytest.raises(CompileError, match="too many for the cost model"):
+        Compilation(src, CompileOptions())._frontend
+
+
+# ----------------------------------------------------------------------------- single estimates
+
+H = cm.GPU_MODELS["sm_90a"]
+LARGE = cm.LARGE_PROBLEM
+
+
+def est(t, w, s, gpu=H, problem=LARGE):
+    return cm.estimate([t], cm.Config((), w, s), gpu, problem)
+
+
+def test_measured_order_on_sm90a():
+    small = est(tile(64, 64, 32), 4, 3)
+    mid = est(tile(128, 128, 64), 4, 3)
+    best = est(tile(128, 256, 64), 8, 4)
+    assert small.cycles > mid.cycles > best.cycles
+    # the measured ratios (0.46 : 0.73 : 0.94 of cuBLAS) within a loose band
+    assert 0.3 < best.cycles / small.cycles < 0.6
+    assert 0.7 < best.cycles / mid.cycles < 0.95
+
+
+def test_shared_memory_over_the_limit_is_rejected():
+    e = est(tile(128, 256, 64), 8, 5)
+    assert not e.feasible and "240 KiB of shared memory (5 stages of 48 KiB) over the 227 KiB" in e.reason
+
+
+def test_wgmma_accumulator_register_limit():
+    e = est(tile(128, 256, 64), 4, 3)
+    assert not e.feasible and "256 registers per thread at 4 warps (wgmma: at most 128)" in e.reason
+
+
+def test_mma_sync_register_estimate_rejects_what_would_spill():
+    e = est(tile(128, 256, 64), 4, 3, gpu=cm.GPU_MODELS["sm_80"])
+    assert not e.feasible and "it would spill" in e.reason
+    assert est(tile(128, 256, 64), 8, 3, gpu=cm.GPU_MODELS["sm_80"]).feasible
+
+
+def test_a_tile_wgmma_cannot_run_falls_back_to_mma_sync_and_costs_more():
+    on_wgmma = est(tile(128, 128, 64), 8, 3)
+    not_wgmma = est(tile(128, 128, 64, wgmma=False), 8, 3)
+    assert on_wgmma.dots[0].instruction == "wgmma m64n128k16"
+    assert not_wgmma.dots[0].instruction == "mma.sync m16n8k16"
+    assert not_wgmma.cycles > on_wgmma.cycles
+
+
+def test_deeper_pipeline_wins_while_it_fits():
+    assert est(tile(128, 256, 64), 8, 4).cycles < est(tile(128, 256, 64), 8, 3).cycles
+    assert est(tile(128, 256, 64), 8, 3).cycles < est(tile(128, 256, 64), 8, 2).cycles
+
+
+def test_waves_quantisation():
+    # 4096 x 4096 in 128 x 256 tiles: 512 tiles, 1 CTA per SM: 4 waves over 132 SMs
+    d = est(tile(128, 256, 64), 8, 4).dots[0]
+    assert (d.tiles, d.ctas_per_sm, d.waves) == (512, 1, 4)
+
+
+def test_occupancy_from_shared_memory_and_registers():
+    d = est(tile(64, 64, 32), 4, 3).dots[0]  # 24 KiB, ~96 registers x 128 threads
+    assert d.shared_bytes == 24 * 1024
+    assert d.ctas_per_sm == min(228 * 1024 // (24 * 1024 + 1024), 65536 // (96 * 128))
+
+
+def test_choose_keeps_source_order_on_ties_and_reports_none_when_all_rejected():
+    t = tile(128, 256, 64)
+    c = cm.choose([(cm.Config((("X", 1),), 4, 3), [t])], "sm_90a")
+    assert c.config is None and c.rejected and "no candidate configuration is feasible" in c.explain()
+    same = [(cm.Config((("X", i),), 8, 4), [t]) for i in (1, 2)]
+    assert cm.choose(same, "sm_90a").config.tunables == (("X", 1),)
+
+
+def test_configurations_enumerates_in_source_order():
+    cfgs = cm.configurations({"A": [1, 2], "B": [3]}, (4, 8), (3,))
+    assert [c.describe() for c in cfgs] == ["A=1 B=3 num_warps=4 num_stages=3", "A=1 B=3 num_warps=8 num_stages=3",
+                                            "A=2 B=3 num_warps=4 num_stages=3", "A=2 B=3 num_warps=8 num_stages=3"]

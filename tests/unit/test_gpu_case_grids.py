@@ -1,0 +1,53 @@
+"""The gpu-check cases launch most kernels on their declared grid now (tritonc/tools/gpu_cases.py):
+each such grid, compiled with the case's own options, equals the grid the case used to pass
+explicitly (the formulas below), at ragged sizes. No GPU needed: only the frontend runs."""
+import pytest
+
+from tritonc.driver import Compilation
+from tritonc.launcher.grid import evaluate_grid
+from tritonc.tools.examples import by_name
+from tritonc.tools.gpu_cases import CASES, cdiv
+from tritonc.tools.gpu_check import CompileOptions
+
+CASE_BY_NAME = {c.name: c for c in (f() for f in CASES)}
+
+
+def grids(case_name, arch="sm_90a"):
+    case = CASE_BY_NAME[case_name]
+    comp = Compilation(by_name(case.example).path,
+                       CompileOptions(defines=dict(case.defines), tune=dict(case.tune), arch=arch,
+                                      num_warps=case.num_warps, specialize=True))
+    return comp.grids, comp.tunables
+
+
+@pytest.mark.parametrize("case, kernel, args, old", [
+    ("vector_add", "vector_add", dict(N=98_765), (cdiv(98_765, 1024), 1, 1)),
+    ("transpose", "transpose", dict(M=1000, N=777), (cdiv(1000, 32), cdiv(777, 32), 1)),
+    ("row_sum", "row_sum", dict(M=1000, N=777), (cdiv(1000, 8), 1, 1)),
+    ("col_sum", "col_sum", dict(M=1000, N=777), (cdiv(777, 256), 1, 1)),
+    ("bmm", "bmm", dict(M=100, N=70, K=50, BATCH=3), (cdiv(100, 32), cdiv(70, 32), cdiv(3, 2))),
+    ("splitk_matmul", "splitk_matmul", dict(M=1001, N=776, K=550), (cdiv(1001, 64) * cdiv(776, 64), 1, 4)),
+    ("permute_201", "permute_201", dict(D0=5, D1=33, D2=17), (cdiv(5, 4), cdiv(33, 32), cdiv(17, 32))),
+    ("copy3d", "copy3d", dict(D0=5, D1=33, D2=17), (cdiv(5, 4), cdiv(33, 32), cdiv(17, 32))),
+])
+def test_declared_grid_equals_the_old_explicit_grid(case, kernel, args, old):
+    if case not in CASE_BY_NAME:
+        pytest.skip(f"no case {case}")
+    g, _ = grids(case)
+    got = evaluate_grid(g[kernel], args)
+    assert got + (1,) * (3 - len(got)) == old
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_default_build_matmul_grid_follows_the_chosen_tile(arch):
+    g, tun = grids("matmul (default build)", arch)
+    assert evaluate_grid(g["matmul"], dict(M=1001, N=776, K=552)) == (cdiv(1001, tun["TM"]), cdiv(776, tun["TN"]))
+    assert (tun["TM"], tun["TN"], tun["TK"]) == (128, 256, 64)  # the cost model's choice (docs/tuning.md)
+
+
+def test_conv_cases_grid():
+    for name, case in CASE_BY_NAME.items():
+        if case.example in ("conv2d", "shift_conv"):
+            g, _ = grids(name)
+            kernel = case.example
+            assert g[kernel][0] == ("cdiv", ("arg", "M"), ("int", 64))

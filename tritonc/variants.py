@@ -1,0 +1,272 @@
+"""Variants: every combination of ``--tune`` lists, ``--num-warps`` and ``--num-stages`` lists,
+compiled in parallel (``-j``), pruned, linked into one cubin, dispatched by the launchers.
+
+A build has variants when a ``--tune`` list, ``--num-warps`` or ``--num-stages`` has more than
+one value. Variant ``i`` fixes each listed meta-parameter to one of its values (the first list
+varies slowest) and leaves the rest to the cost model as a single compilation would; its
+kernels are compiled with the symbol suffix ``__v<i>`` (``matmul__v3``), each variant to PTX in
+its own process, and the surviving ones are linked by nvJitLink into one cubin.
+
+Pruned, each with its reason (``-v`` lists them):
+
+* a variant the frontend rejects (a candidate that makes a tile shape invalid);
+* a variant whose kernel needs more dynamic shared memory than a CTA may have on the target;
+* on ``sm_90a``, a variant whose ``@`` could run on wgmma with 4 warps but not with its own
+  warp count (wgmma stacks warp groups along M: ``TM`` must be a multiple of ``16 * warps``);
+* a variant whose kernel spills registers, read from nvJitLink's report
+  (:func:`tritonc.codegen.cubin.parse_resource_usage`).
+
+The default variant, the one ``<kernel>(...)`` launches, is the survivor the cost model ranks
+fastest (:mod:`tritonc.tuning.cost_model`); the others are reachable by index
+(``<kernel>_by_id`` in C, ``variant=`` in Python). IR and PTX outputs show the default variant.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field, replace
+
+from .diagnostics import CompileError, SourceManager
+from .options import CompileOptions
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """Variant ``index``: the listed meta-parameters' values (``None``: left to the model)."""
+
+    index: int
+    tune: tuple[tuple[str, int], ...]
+    num_warps: int | None
+    num_stages: int | None
+
+    @property
+    def suffix(self) -> str:
+        return f"__v{self.index}"
+
+    def options(self, base: CompileOptions) -> CompileOptions:
+        tune = {k: v for k, v in base.tune.items() if len(v) == 1}
+        tune.update({k: [v] for k, v in self.tune})
+        return replace(base, tune=tune, num_warps=self.num_warps, num_stages=self.num_stages,
+                       kernel_suffix=self.suffix, specialize=True)
+
+    def describe(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.tune]
+        if self.num_warps is not None:
+            parts.append(f"num_warps={self.num_warps}")
+        if self.num_stages is not None:
+            parts.append(f"num_stages={self.num_stages}")
+        return " ".join(parts)
+
+
+def has_variants(options: CompileOptions, warps: list[int] | None, stages: list[int] | None) -> bool:
+    """True when a ``--tune`` list, ``warps`` or ``stages`` has more than one value."""
+    return any(len(v) > 1 for v in options.tune.values()) or len(warps or ()) > 1 or len(stages or ()) > 1
+
+
+def variant_specs(options: CompileOptions, warps: list[int] | None, stages: list[int] | None) -> list[VariantSpec]:
+    """Every combination of the lists, in order (the first ``--tune`` list varies slowest)."""
+    listed = {k: list(dict.fromkeys(v)) for k, v in options.tune.items() if len(v) > 1}
+    w = list(dict.fromkeys(warps)) if warps else [options.num_warps]
+    s = list(dict.fromkeys(stages)) if stages else [options.num_stages]
+    out = []
+    for values in itertools.product(*listed.values(), w, s):
+        *tune, nw, ns = values
+        out.append(VariantSpec(len(out), tuple(zip(listed, tune)), nw, ns))
+    return out
+
+
+@dataclass
+class VariantResult:
+    """One variant compiled to PTX (in a worker process), or why it was pruned."""
+
+    spec: VariantSpec
+    ptx: str | None = None
+    kernels: list[dict] = field(default_factory=list)   # launcher.build.kernel_descriptions
+    tunables: dict[str, int] = field(default_factory=dict)
+    num_warps: int | None = None
+    num_stages: int | None = None
+    dots: list = field(default_factory=list)            # cost_model.DotTile
+    wgmma_at_4: list = field(default_factory=list)      # per dot: could it run on wgmma at 4 warps
+    warnings: list[str] = field(default_factory=list)   # rendered
+    pruned: str | None = None
+
+    def config(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.tunables.items()]
+        parts += [f"num_warps={self.num_warps}", f"num_stages={self.num_stages}"]
+        return " ".join(parts)
+
+
+def _compile_variant(job: tuple[str, str, CompileOptions, VariantSpec]) -> VariantResult:
+    """Compile one variant to PTX (runs in a worker process; returns plain data)."""
+    from .driver import Compilation
+    from .launcher.build import kernel_descriptions
+    from .tuning.cost_model import dot_tiles
+
+    text, path, base, spec = job
+    sources = SourceManager()
+    result = VariantResult(spec)
+    try:
+        comp = Compilation(text, spec.options(base), sources=sources, path=path)
+        ptx = comp.ptx
+        result.kernels = kernel_descriptions(comp)
+        result.ptx = ptx
+        result.tunables = dict(result.kernels[0]["tunables"]) if result.kernels else comp.tunables
+        result.num_warps, result.num_stages = comp.num_warps, comp.num_stages
+        result.dots = dot_tiles(comp.frontend_module, (comp.num_warps, 4), base.allow_tf32)
+        result.wgmma_at_4 = [d.mma_k_width is not None and d.wgmma_n(4) is not None for d in result.dots]
+        result.warnings = [sources.render(w) for w in comp.diag.warnings]
+    except CompileError as e:
+        result.pruned = f"the frontend rejects it: {e.diagnostic.message}"
+    return result
+
+
+class VariantBuild:
+    """Compile, prune and link the variants of one source file (see the module docstring).
+
+    Args:
+        text, path: the source and the name its diagnostics show.
+        options: the command line's options (``tune`` lists included).
+        warps, stages: the ``--num-warps`` / ``--num-stages`` lists (``None``: auto).
+        jobs: worker processes (``-j``; default: the CPU count).
+
+    Raises (from :meth:`build`):
+        CompileError: every variant was pruned (the reasons are listed).
+    """
+
+    def __init__(self, text: str, path: str, options: CompileOptions, warps: list[int] | None,
+                 stages: list[int] | None, jobs: int | None = None):
+        self.text, self.path, self.options = text, path, options
+        self.specs = variant_specs(options, warps, stages)
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.results: list[VariantResult] = []
+        self.survivors: list[VariantResult] = []
+        self.default = 0       # index into survivors
+        self.cubin = b""
+        self.kernels = []      # CompiledKernel of every surviving variant
+        self.dispatchers = []  # launcher.signature.Dispatcher per kernel name
+
+    # -- building ---------------------------------------------------------------------------------
+
+    def build(self) -> "VariantBuild":
+        from .codegen.cubin import link_ptx_modules
+        from .codegen.target import Target
+        from .tuning.cost_model import GPU_MODELS, WGMMA_ARCHS
+
+        jobs = [(self.text, self.path, self.options, spec) for spec in self.specs]
+        if self.jobs > 1 and len(jobs) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(min(self.jobs, len(jobs)), mp_context=multiprocessing.get_context("fork")) as ex:
+                self.results = list(ex.map(_compile_variant, jobs))
+        else:
+            self.results = [_compile_variant(j) for j in jobs]
+        gpu = GPU_MODELS[self.options.arch]
+        for r in self.results:
+            if r.pruned:
+                continue
+            big = max((d["shared_bytes"] for d in r.kernels), default=0)
+            if big > gpu.smem_per_cta:
+                r.pruned = (f"{big // 1024} KiB of shared memory, over the {gpu.smem_per_cta // 1024} KiB "
+                            f"per CTA of {gpu.arch}")
+            elif self.options.arch in WGMMA_ARCHS and any(
+                    ok4 and d.wgmma_n(r.num_warps) is None for d, ok4 in zip(r.dots, r.wgmma_at_4)):
+                d = next(d for d, ok4 in zip(r.dots, r.wgmma_at_4) if ok4 and d.wgmma_n(r.num_warps) is None)
+                r.pruned = (f"its {d.m}x{d.n}x{d.k} @ cannot run on wgmma with {r.num_warps} warps "
+                            f"(warp groups stack along M: M must be a multiple of {16 * r.num_warps})")
+        target = Target(self.options.arch)
+        live = [r for r in self.results if not r.pruned]
+        linked = None
+        while live:
+            linked = link_ptx_modules([(f"variant{r.spec.index}.ptx", r.ptx) for r in live], target)
+            spilling = [r for r in live if _spills(r, linked.resources)]
+            if not spilling:
+                break
+            for r in spilling:
+                r.pruned = _spills(r, linked.resources)
+            live = [r for r in live if not r.pruned]
+        if not live:
+            reasons = "; ".join(f"v{r.spec.index} ({r.spec.describe()}): {r.pruned}" for r in self.results)
+            raise CompileError(f"every variant was pruned: {reasons}")
+        self.survivors = live
+        self.cubin = linked.cubin
+        self.default = self._rank_default()
+        self._make_kernels()
+        return self
+
+    def _rank_default(self) -> int:
+        """The survivor the cost model ranks fastest (the first one for kernels without a dot)."""
+        from .tuning.cost_model import Config, choose
+
+        space = [(Config(tuple(r.tunables.items()), r.num_warps, r.num_stages), r.dots) for r in self.survivors]
+        if not any(r.dots for r in self.survivors):
+            return 0
+        choice = choose(space, self.options.arch, self.options.hint)
+        if choice.config is None:
+            return 0
+        return next(i for i, (c, _) in enumerate(space) if c == choice.config)
+
+    def _make_kernels(self) -> None:
+        from .launcher.signature import CompiledKernel, Dispatcher
+
+        self.kernels = []
+        names: dict[str, list[str]] = {}
+        metas: dict[str, list[dict]] = {}
+        for r in self.survivors:
+            for d in r.kernels:
+                k = CompiledKernel(cubin=self.cubin, ptx=r.ptx, **d)
+                self.kernels.append(k)
+                base = k.name[:-len(r.spec.suffix)]
+                names.setdefault(base, []).append(k.name)
+                metas.setdefault(base, []).append(k.meta())
+        self.dispatchers = [Dispatcher(base, tuple(v), self.default) for base, v in names.items()]
+
+    # -- outputs ----------------------------------------------------------------------------------
+
+    def default_compilation(self):
+        """The default variant as a :class:`~tritonc.driver.Compilation` (for IR / PTX outputs)."""
+        from .driver import Compilation
+
+        spec = self.survivors[self.default].spec
+        return Compilation(self.text, replace(spec.options(self.options), kernel_suffix=""), path=self.path)
+
+    def emit(self, kind: str) -> str | bytes:
+        if kind == "cubin":
+            return self.cubin
+        if kind == "header":
+            from .launcher.c_header import generate_c_header
+
+            return generate_c_header(self.kernels, dispatchers=self.dispatchers)
+        if kind == "py":
+            from .launcher.python_module import generate_python_module
+
+            return generate_python_module(self.kernels, dispatchers=self.dispatchers)
+        return self.default_compilation().emit(kind)
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.survivors[self.default].warnings if self.survivors else []
+
+    def explain(self) -> str:
+        """Lines for ``-v``: every variant, what it compiled with or why it was pruned."""
+        lines = [f"tritonc: {len(self.specs)} variant(s), {len(self.survivors)} kept, compiled with "
+                 f"{min(self.jobs, len(self.specs))} process(es)"]
+        default = self.survivors[self.default].spec.index if self.survivors else None
+        for r in self.results:
+            head = f"tritonc:   v{r.spec.index} {r.spec.describe()}"
+            if r.pruned:
+                lines.append(f"{head}: pruned, {r.pruned}")
+            else:
+                lines.append(f"{head}: {r.config()}" + (" (default)" if r.spec.index == default else ""))
+        return "\n".join(lines)
+
+
+def _spills(r: VariantResult, resources: dict) -> str | None:
+    for d in r.kernels:
+        names = [d["signature"].name] + [v.name for v in d["variants"]]
+        for name in names:
+            u = resources.get(name)
+            if u is not None and u.spills:
+                return (f"'{name}' spills registers ({u.registers} registers, {u.spill_store_bytes} bytes "
+                        f"spill stores, {u.spill_load_bytes} bytes spill loads in nvJitLink's report)")
+    return None
