@@ -17,7 +17,7 @@ import click
 from . import __version__
 from .diagnostics import CompileError, InternalCompilerError, SourceManager
 from .files import write_all_atomically
-from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
+from .options import ARCHS, DEFAULT_ARCH, EMIT_SUFFIXES, CompileOptions, codegen_flags_help, parse_codegen_flags
 
 EXAMPLES = """\b
 Examples:
@@ -31,7 +31,10 @@ Examples:
 Output kinds (--emit, or the suffix of -o): ttir (.ttir), ttgir (.ttgir), llir (.ll),
 ptx (.ptx), cubin (.cubin), header (.h), py (.py). With several kinds each is written next
 to the -o base name with its own suffix.
-"""
+
+\b
+Code-generation flags (-f<name> / -fno-<name>, -f<name>=VALUE; the defaults are measured best):
+""" + codegen_flags_help() + "\n"
 
 
 def _parse_define(text: str) -> tuple[str, str | None]:
@@ -101,10 +104,12 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
 @click.option("--num-warps", default="auto", metavar="N[,N...]", show_default=True,
               help="Warps per program instance; 'auto': 4, or more for large tiles (docs/cli.md).")
 @click.option("--num-stages", default="3", metavar="N[,N...]", show_default=True, help="Software-pipelining depth.")
-@click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
+@click.option("--arch", type=click.Choice(ARCHS), default=DEFAULT_ARCH, show_default=True,
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
 @click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
+@click.option("-f", "codegen_flags", multiple=True, metavar="FLAG",
+              help="Code-generation flag, e.g. -fno-wide-addresses, -ff32-division=rn (listed below).")
 @click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror, -Wno-double-promotion.")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
 @click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass.")
@@ -117,7 +122,7 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, arch, use_ptxas,
-            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
+            allow_tf32, codegen_flags, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -131,6 +136,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
     if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
         raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
+    try:
+        codegen = parse_codegen_flags(codegen_flags)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="-f") from None
     stages = _parse_int_list(num_stages, "--num-stages")[0]
     if stages < 1:
         raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
@@ -151,7 +160,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize)
+        specialize=specialize, codegen=codegen)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     sources = SourceManager()

@@ -36,7 +36,8 @@ from typing import TextIO
 from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, recursion_headroom
 from .ir.core import Module
 from .ir.printer import print_module
-from .options import CompileOptions
+from .options import CodegenOptions, CompileOptions
+from .target import Target
 
 #: Machine-independent passes on the tt level, in order. ``inline`` comes first so that the
 #: other passes see whole kernels; ``canonicalize`` and ``cse`` run again after ``licm`` because
@@ -174,6 +175,15 @@ def run_pipeline(module: Module, names: tuple[str, ...], popts: PassOptions | No
     return module
 
 
+def pass_codegen_options(codegen: CodegenOptions) -> dict[str, object]:
+    """The :class:`~tritonc.options.CodegenOptions` fields as pass options: a pass that has a
+    field of the same name (``software-pipeline``'s ``slice_prefetch``, ...) gets its value
+    (:func:`run_pipeline` gives each pass only its own fields)."""
+    import dataclasses
+
+    return {f.name: getattr(codegen, f.name) for f in dataclasses.fields(codegen)}
+
+
 def _pass_fields(name: str) -> set[str]:
     import dataclasses
 
@@ -266,7 +276,8 @@ class Compilation:
         module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
         module.attrs["num_warps"] = self.num_warps
         run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
-                     allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages, arch=self.options.arch)
+                     allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages, arch=self.target.arch,
+                     **pass_codegen_options(self.options.codegen))
         self._print_analyses(module, ttg=True)
         return module
 
@@ -283,17 +294,16 @@ class Compilation:
     def lowered(self):
         from .codegen.llvm import lower_module
 
-        return lower_module(self.ttgir, target_arch=self.options.arch)
+        return lower_module(self.ttgir, self.target, self.options.codegen)
 
     @property
     def llir(self) -> str:
         return self.lowered.llvm_ir
 
     @cached_property
-    def target(self):
-        from .codegen.target import Target
-
-        return Target(self.options.arch)
+    def target(self) -> Target:
+        """The :class:`~tritonc.target.Target` of ``options.arch``."""
+        return self.options.target
 
     @cached_property
     def ptx(self) -> str:

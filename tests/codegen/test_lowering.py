@@ -19,7 +19,7 @@ from tritonc.ir.layouts import BlockedLayout, SliceLayout
 from tritonc.ir.parser import parse_module
 from tritonc.ir.verifier import verify_module
 from tritonc.passes import PassManager, get_pass
-from tritonc.transforms.assign_layouts import default_blocked_layout
+from tritonc.ir.layout_algebra import default_blocked_layout
 
 import lowering_kernels as K  # tests/codegen is on sys.path (pytest rootdir-less import)
 
@@ -35,7 +35,7 @@ def prepare(name: str):
 
 
 def lower(name: str, arch: str):
-    return lower_module(prepare(name), arch)
+    return lower_module(prepare(name), Target(arch))
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -80,7 +80,7 @@ def test_shared_memory_is_reported_and_declared_once():
 
 def test_reduction_uses_shuffles_then_shared_memory():
     module = prepare("row_col_sums")
-    ptx = llvm_to_ptx(lower_module(module, "sm_90").llvm_ir, Target("sm_90"))
+    ptx = llvm_to_ptx(lower_module(module, Target("sm_90")).llvm_ir, Target("sm_90"))
     assert "shfl.sync.bfly.b32" in ptx
     # The column sums and the total cross warps through shared memory: store, bar.sync, load.
     # This straight-line kernel's scratch users all sit at offset 0, so insert-barriers puts one

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from .layout_algebra import inverse_permutation
 from .layouts import SharedLayout
 from .ops import OpDef, VerifyError, register_op
 from .types import I1, I32, MemDescType, PointerType, TileType, element_type
@@ -119,9 +120,7 @@ def trans_shared_layout(layout: SharedLayout | None, order) -> SharedLayout | No
     """The layout of ``memdesc_trans {order}`` of a buffer in ``layout``."""
     if layout is None:
         return None
-    inv = [0] * len(order)
-    for i, o in enumerate(order):
-        inv[o] = i
+    inv = inverse_permutation(order)
     return dataclasses.replace(layout, order=tuple(inv[d] for d in layout.order))
 
 

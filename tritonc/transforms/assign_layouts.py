@@ -61,17 +61,16 @@ Algorithm, three walks over each function (a small form of Triton's layout propa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.core import Block, Function, Module, Operation, Value
+from tritonc.ir.layout_algebra import default_blocked_layout, inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
+from tritonc.target import WARP_SIZE
 
 from .coalesce import access_layouts, is_tile_access, pointer_of
-
-WARP_SIZE = 32
 
 #: Ops whose tile operands and results all share one layout.
 _SAME_LAYOUT_PREFIXES = ("arith.", "math.")
@@ -83,36 +82,6 @@ def _is_same_layout_op(name: str) -> bool:
     return name.startswith(_SAME_LAYOUT_PREFIXES) or name in _SAME_LAYOUT_OPS
 
 
-@lru_cache(maxsize=None)
-def default_blocked_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLayout:
-    """The default blocked layout of a tile of ``shape`` for ``num_warps`` warps (see module doc)."""
-    rank = len(shape)
-    order = tuple(range(rank - 1, -1, -1))
-    numel = 1
-    for s in shape:
-        numel *= s
-    threads = WARP_SIZE * num_warps
-    spt = [1] * rank
-    fast = order[0]
-    if numel > threads:
-        spt[fast] = max(1, min(4, numel // threads, shape[fast]))
-    tpw = [1] * rank
-    lanes = WARP_SIZE
-    for d in order:
-        t = max(1, min(lanes, shape[d] // spt[d]))
-        tpw[d] = t
-        lanes //= t
-    tpw[order[-1]] *= lanes
-    wpc = [1] * rank
-    warps = num_warps
-    for d in reversed(order):
-        w = max(1, min(warps, shape[d] // (spt[d] * tpw[d])))
-        wpc[d] = w
-        warps //= w
-    wpc[order[-1]] *= warps
-    return BlockedLayout(tuple(spt), tuple(tpw), tuple(wpc), order)
-
-
 def _replicating(layout: BlockedLayout, shape: tuple[int, ...], num_warps: int) -> bool:
     """Whether ``layout`` keeps fewer than a quarter of the CTA's threads on distinct elements
     of a ``shape`` tile that has at least one element per thread."""
@@ -122,24 +91,6 @@ def _replicating(layout: BlockedLayout, shape: tuple[int, ...], num_warps: int) 
         numel *= n
         covering *= min(layout.threads_per_warp[d] * layout.warps_per_cta[d], max(1, n // layout.size_per_thread[d]))
     return numel >= threads and 4 * covering <= threads
-
-
-def trans_layout(layout: BlockedLayout, order: tuple[int, ...]) -> BlockedLayout:
-    """The layout of ``tt.trans(x){order}`` for ``x`` in ``layout``: same threads, dims permuted."""
-    inv = [0] * len(order)
-    for i, o in enumerate(order):
-        inv[o] = i
-    return BlockedLayout(tuple(layout.size_per_thread[o] for o in order),
-                         tuple(layout.threads_per_warp[o] for o in order),
-                         tuple(layout.warps_per_cta[o] for o in order),
-                         tuple(inv[d] for d in layout.order))
-
-
-def _inverse(order) -> tuple[int, ...]:
-    inv = [0] * len(order)
-    for i, o in enumerate(order):
-        inv[o] = i
-    return tuple(inv)
 
 
 def _is_tile(v: Value) -> bool:
@@ -374,7 +325,7 @@ class _FunctionLayouts:
             self.set_want(src, SliceLayout(op.attrs["axis"], lay))
         elif name == "tt.trans":
             if isinstance(lay, BlockedLayout):
-                self.set_want(src, trans_layout(lay, _inverse(op.attrs["order"])))
+                self.set_want(src, trans_layout(lay, inverse_permutation(op.attrs["order"])))
         elif name == "tt.reduce":
             if isinstance(lay, SliceLayout) and lay.dim == op.attrs["axis"]:
                 self.set_want(src, lay.parent)
@@ -500,7 +451,7 @@ class _FunctionLayouts:
         if name == "tt.expand_dims":
             self.require(op, 0, SliceLayout(op.attrs["axis"], lay))
         elif name == "tt.trans":
-            self.require(op, 0, trans_layout(lay, _inverse(op.attrs["order"])))
+            self.require(op, 0, trans_layout(lay, inverse_permutation(op.attrs["order"])))
         elif _is_same_layout_op(name):
             for i in range(len(op.operands)):
                 self.require(op, i, lay)

@@ -33,37 +33,14 @@ from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import MAX_ACCESS_BYTES, AxisInfoAnalysis
 from tritonc.ir.core import Function, Module, Operation
+from tritonc.ir.layout_algebra import blocked_layout
 from tritonc.ir.layouts import BlockedLayout, Layout
 from tritonc.ir.types import TileType, element_type
 from tritonc.passes import AnalysisManager, Pass, register_pass
-
-WARP_SIZE = 32
+from tritonc.target import WARP_SIZE
 
 #: Global memory accesses (ops with a ``ptr`` operand).
 MEMORY_OPS = ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")
-
-
-def blocked_layout(shape: tuple[int, ...], order: tuple[int, ...], size_per_thread: tuple[int, ...],
-                   num_warps: int) -> BlockedLayout:
-    """The blocked layout of ``shape`` with ``size_per_thread`` and ``order`` (fastest first):
-    lanes and then warps fill the dimensions in ``order``, each clamped to the threads the
-    dimension needs, the leftovers go to the slowest dimension (Triton's ``BlockedEncodingAttr::get``)."""
-    rank = len(shape)
-    tpw, wpc = [1] * rank, [1] * rank
-    lanes, warps, threads = WARP_SIZE, num_warps, WARP_SIZE * num_warps
-    prev_lanes = prev_warps = 1
-    for d in order[:-1]:
-        per_cta = max(1, min(threads, shape[d] // size_per_thread[d]))
-        tpw[d] = max(1, min(per_cta, lanes))
-        wpc[d] = max(1, min(per_cta // tpw[d], warps))
-        lanes //= tpw[d]
-        warps //= wpc[d]
-        threads //= per_cta
-        prev_lanes *= tpw[d]
-        prev_warps *= wpc[d]
-    tpw[order[-1]] = WARP_SIZE // prev_lanes
-    wpc[order[-1]] = num_warps // prev_warps
-    return BlockedLayout(tuple(size_per_thread), tuple(tpw), tuple(wpc), tuple(order))
 
 
 def pointer_of(op: Operation):

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.builder import Builder
 from tritonc.ir.core import Operation, Value
+from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.types import I32, MemDescType, TileType
 
-from .assign_layouts import trans_layout
 
 
 _SAME_LAYOUT_PREFIXES = ("arith.", "math.")
@@ -172,10 +172,7 @@ class _Cloner:
         elif name == "tt.expand_dims" and isinstance(layout, BlockedLayout):
             wants = [SliceLayout(op.attrs["axis"], layout)]
         elif name == "tt.trans" and isinstance(layout, BlockedLayout):
-            inv = [0] * len(op.attrs["order"])
-            for i, o in enumerate(op.attrs["order"]):
-                inv[o] = i
-            wants = [trans_layout(layout, tuple(inv))]
+            wants = [trans_layout(layout, inverse_permutation(op.attrs["order"]))]
         elif _same_layout(name):
             wants = [layout if isinstance(x.type, TileType) else None for x in op.operands]
         if wants is None:  # no rule: clone as it was, convert the result
@@ -221,10 +218,7 @@ def _operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
     if name == "tt.expand_dims" and isinstance(layout, BlockedLayout):
         return [SliceLayout(op.attrs["axis"], layout)]
     if name == "tt.trans" and isinstance(layout, BlockedLayout):
-        inv = [0] * len(op.attrs["order"])
-        for i, o in enumerate(op.attrs["order"]):
-            inv[o] = i
-        return [trans_layout(layout, tuple(inv))]
+        return [trans_layout(layout, inverse_permutation(op.attrs["order"]))]
     if _same_layout(name):
         return [layout if t else None for t in tiles]
     return [x.type.layout if t else None for x, t in zip(op.operands, tiles)]

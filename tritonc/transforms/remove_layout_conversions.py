@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tritonc.ir.core import Module, Operation, Value
+from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
@@ -60,8 +61,7 @@ def _operand_layouts(op: Operation, layout: Layout) -> list[Layout | None] | Non
     if name == "tt.trans":
         if not isinstance(layout, BlockedLayout):
             return None
-        from .assign_layouts import _inverse, trans_layout
-        return [trans_layout(layout, _inverse(op.attrs["order"]))]
+        return [trans_layout(layout, inverse_permutation(op.attrs["order"]))]
     return [layout if isinstance(v.type, TileType) else None for v in op.operands]
 
 

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
-from tritonc.codegen.target import DATALAYOUT, TRIPLE
+from tritonc.target import DATALAYOUT, TRIPLE
 from tritonc.ir.core import Module
+from tritonc.options import CodegenOptions
+from tritonc.target import Target
 
 from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, memory, reduce, tile_ops  # noqa: F401
 from . import dot_mma, shared_ops  # noqa: F401  (after dot_fma: dot_mma wraps its tt.dot handler)
@@ -33,8 +35,9 @@ class LoweredModule:
     kernels: dict[str, KernelInfo] = field(default_factory=dict)
 
 
-def lower_module(module: Module, target_arch: str = "sm_90") -> LoweredModule:
-    """Lower every kernel of a ttg module (after ``assign-layouts``) to one LLVM module.
+def lower_module(module: Module, target: Target, options: CodegenOptions | None = None) -> LoweredModule:
+    """Lower every kernel of a ttg module (after ``assign-layouts``) to one LLVM module for
+    ``target``, with the code generator's switches ``options`` (default: the defaults).
 
     Device functions (``kind == "device"``) are skipped: they must have been inlined.
 
@@ -54,5 +57,5 @@ def lower_module(module: Module, target_arch: str = "sm_90") -> LoweredModule:
     for f in module.functions:
         if f.kind != "kernel":
             continue
-        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target_arch).build()
+        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target, options).build()
     return LoweredModule(str(llmod), kernels)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tritonc.ir.layout_algebra import inverse_permutation
 from tritonc.ir.types import TileType
 
 from .layout_math import (canonical_ir, coords_ir, distribution, find_register_map, linear_ids_ir,
@@ -49,11 +50,7 @@ def redistribution(op) -> tuple:
     if op.name == "tt.reshape":
         return src, res, None
     if op.name == "tt.trans":
-        order = list(op.attrs["order"])
-        inv = [0] * len(order)
-        for i, o in enumerate(order):
-            inv[o] = i
-        return src, res, inv
+        return src, res, list(inverse_permutation(op.attrs["order"]))
     return src, res, list(range(src.rank))  # ttg.convert_layout
 
 

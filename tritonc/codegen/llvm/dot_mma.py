@@ -23,8 +23,10 @@ order: per K step ``kk``, the A fragments of every row repetition and the B frag
 column repetition are formed first (``ldmatrix`` when the operand is a deferred
 ``ttg.local_load``, see ``shared_ops.py``; packed from registers otherwise), then one ``mma`` per
 ``(rm, rn)``, the columns in serpentine order so consecutive instructions share a fragment.
-With :data:`FRAGMENT_PREFETCH` the fragments of step ``kk + 1`` are loaded before the mma of
-step ``kk`` are issued (off by default: measured slower).
+With ``-ffragment-prefetch`` (``CodegenOptions.fragment_prefetch``) the fragments of step
+``kk + 1`` are loaded before the mma of step ``kk`` are issued (register double buffering of
+the fragments inside one dot; off by default: measured 4 % slower on an H200 at 128x256x64,
+benchmarks/RESULTS.md; the pipeliner's K-slice prefetch does this across dots).
 An ``mma`` dot needs no shared memory of its own.
 """
 from __future__ import annotations
@@ -37,11 +39,6 @@ from tritonc.ir.layouts import DotOperandLayout, MmaLayout
 from .layout_math import mma_reps
 from .lowering import F16, F32, HANDLERS, I32, SCRATCH, const, llvm_type, lowers, scratch
 from .shared_ops import DeferredLoad, FragmentLoader
-
-#: Issue the fragments of K step ``kk + 1`` before the mma of step ``kk`` (register double
-#: buffering of the fragments inside one dot). Off: measured 4 % slower on an H200 at
-#: 128x256x64 (benchmarks/RESULTS.md); the pipeliner's K-slice prefetch does this across dots.
-FRAGMENT_PREFETCH = False
 
 _fma_handler = HANDLERS["tt.dot"]
 _fma_scratch = SCRATCH.get("tt.dot")
@@ -154,7 +151,7 @@ def lower_mma_dot(lw, op) -> None:
     nxt = fragments(0)
     for kk in range(A.kks):
         fa, fb = nxt
-        if FRAGMENT_PREFETCH and kk + 1 < A.kks:
+        if lw.options.fragment_prefetch and kk + 1 < A.kks:
             nxt = fragments(kk + 1)  # issued before this step's mma: its ldmatrix latency overlaps them
         elif kk + 1 < A.kks:
             nxt = None

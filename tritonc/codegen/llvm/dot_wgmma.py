@@ -19,7 +19,7 @@ chunk's ``N / 2`` f32 registers, which are the mma layout's registers of those t
     wgmma.wait_group.sync.aligned 0          (inline asm that also "produces" the accumulators,
                                               so nothing reads them before the wait)
 
-A dot with the ``pending`` attribute (the software pipeliner's, see ``WGMMA_IN_FLIGHT``)
+A dot with the ``pending`` attribute (the software pipeliner's, see ``-fwgmma-in-flight``)
 stops after the commit: its result is read through a ``ttg.wgmma_wait`` (the same inline asm,
 ``wait_group num``), so the group runs on while the loop issues its copies.
 

@@ -19,7 +19,7 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
   reciprocal is a normal number (``2^-126 <= |d| <= 2^126``, a uniform branch; otherwise
   ``div.full``). IEEE ``div.rn.f32`` costs about 20 instructions per element with a slow-path
   call: it made softmax 10% slower at 4096x4096 and 19% at 4096x16384 on an H200
-  (``benchmarks/RESULTS.md``, 2026-11-21). :data:`F32_DIVISION` = ``"rn"`` brings it back
+  (``benchmarks/RESULTS.md``, 2026-11-21). ``-ff32-division=rn`` (``CodegenOptions.f32_division``) brings it back
   (for measurements). ``remf`` is LLVM's ``frem``,
   which NVPTX expands to ``x - trunc(x / y) * y`` (not exact for large quotients);
   ``maxnumf``/``minnumf`` are ``llvm.maxnum``/``minnum`` (``max.f32``: a NaN operand is
@@ -94,15 +94,9 @@ def _int_minmax(lw, op) -> None:
     map_regs(lw, op, lambda a, b: intrinsic_call(lw, base, [a, b]))
 
 
-#: How ``arith.divf`` on f32 is lowered: ``"full"`` (the default; see the module docstring) or
-#: ``"rn"``, IEEE ``div.rn.f32`` (LLVM's ``fdiv``). Not a compile option:
-#: ``tritonc.tools.bench --experiments`` flips it to measure what IEEE division costs.
-F32_DIVISION = "full"
-
-
 def _float_binary(lw, op) -> None:
     method = _FLOAT_BINARY[op.name]
-    if method == "fdiv" and F32_DIVISION == "full" and llvm_type(element_type(op.result.type)) == F32:
+    if method == "fdiv" and lw.options.f32_division == "full" and llvm_type(element_type(op.result.type)) == F32:
         n = num_regs(lw, op)
         xs, ds = lw.regs(op.operands[0], n), lw.regs(op.operands[1], n)
         if n > 1 and all(d is ds[0] for d in ds):

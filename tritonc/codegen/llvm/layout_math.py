@@ -57,8 +57,8 @@ from functools import lru_cache
 import numpy as np
 
 from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SliceLayout
+from tritonc.target import WARP_SIZE
 
-WARP_SIZE = 32
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.core import Block, Function, Operation, Value
 from tritonc.ir.layouts import MmaLayout
 from tritonc.ir.types import PointerType, ScalarType, TileType, Type
+from tritonc.options import CodegenOptions
+from tritonc.target import Target
 
 from .layout_math import Distribution, distribution
 
@@ -168,19 +170,10 @@ F16, BF16, F32, F64 = ir.HalfType(), BFloatType(), ir.FloatType(), ir.DoubleType
 GPTR = ir.PointerType(addrspace=1)
 SPTR = ir.PointerType(addrspace=3)
 
-#: Whether :func:`min_ctas_per_sm` may ask ptxas for two CTAs per SM. Not a compile option:
-#: ``tritonc.tools.bench --experiments`` turns it off to measure what it does.
-OCCUPANCY_HINT = True
-
-#: 32-bit registers per SM (sm_80 .. sm_90) and the per-thread allocation granularity.
-_REGS_PER_SM = 65536
-_REG_GRANULE = 8
-#: Shared memory per SM usable by CTAs (sm_90: 228 KiB, 1 KiB of it reserved per CTA).
-_SMEM_PER_SM = 228 * 1024
-
-
-def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist) -> int | None:
-    """``2`` when the kernel ``f`` should carry ``.minnctapersm 2`` (``"nvvm.minctasm"``), else None.
+def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist, target: Target,
+                    options: CodegenOptions) -> int | None:
+    """``2`` when the kernel ``f`` should carry ``.minnctapersm 2`` (``"nvvm.minctasm"``), else None
+    (always None with ``-fno-occupancy-hint``, ``options.occupancy_hint`` False).
 
     nvJitLink assembles PTX as relocatable code, and ptxas then allocates registers more
     freely than for a whole program: softmax 4096x16384 (BLOCK=16384, 16 warps) took 75
@@ -198,12 +191,13 @@ def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist) -> int
     results, per thread, in 32-bit words) is at most half the bound, leaving the other half
     for addresses, masks and temporaries.
     """
-    threads = 32 * num_warps
-    if not OCCUPANCY_HINT or not 256 <= threads <= 512:
+    threads = target.warp_size * num_warps
+    if not options.occupancy_hint or not 256 <= threads <= 512:
         return None
-    if 2 * (shared_bytes + 1024) > _SMEM_PER_SM:
+    if 2 * (shared_bytes + target.reserved_shared_per_cta) > target.shared_bytes_per_sm:
         return None
-    bound = _REGS_PER_SM // (2 * threads) // _REG_GRANULE * _REG_GRANULE
+    granule = target.register_granule
+    bound = target.registers_per_sm // (2 * threads) // granule * granule
     words = 0
     for op in f.walk():
         if op.name == "tt.dot":
@@ -280,15 +274,18 @@ def uses_wgmma(f: Function) -> bool:
 
 
 class KernelLowering:
-    """Lowers one kernel function into ``module`` (an ``llvmlite.ir.Module``)."""
+    """Lowers one kernel function into ``module`` (an ``llvmlite.ir.Module``) for ``target``
+    with the code generator's switches ``options``."""
 
-    def __init__(self, module: ir.Module, smem: ir.GlobalVariable, f: Function, num_warps: int, arch: str):
+    def __init__(self, module: ir.Module, smem: ir.GlobalVariable, f: Function, num_warps: int, target: Target,
+                 options: CodegenOptions | None = None):
         self.module = module
         self.smem = smem
         self.f = f
         self.num_warps = num_warps
-        self.arch = arch
-        self.capability = int(arch[3:5])
+        self.target = target
+        self.options = options or CodegenOptions()
+        self.capability = target.capability
         self.values: dict[Value, Any] = {}
         self.cache: dict[Any, Any] = {}
         self.shared_bytes = int(f.attrs.get("shared_bytes", 0))
@@ -456,7 +453,7 @@ class KernelLowering:
         self.fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), f.name)
         self.fn.calling_convention = "ptx_kernel"
         set.add(self.fn.attributes, f'"nvvm.maxntid"="{32 * self.num_warps}"')
-        min_ctas = min_ctas_per_sm(f, self.num_warps, self.shared_bytes, self.dist)
+        min_ctas = min_ctas_per_sm(f, self.num_warps, self.shared_bytes, self.dist, self.target, self.options)
         if min_ctas:
             set.add(self.fn.attributes, f'"nvvm.minctasm"="{min_ctas}"')
         entry = self.fn.append_basic_block("entry")

@@ -109,17 +109,6 @@ def exp2_f32(lw, x):
     return lw.call("llvm.nvvm.ex2.approx.f", F32, [x])
 
 
-#: ``exp`` on f32 as ``ex2.approx(x * log2 e)`` alone (OpenAI Triton's; its error grows with
-#: ``|x|`` beyond the spec's 2^-21). Not a compile option: for measurements only
-#: (``tritonc.tools.bench --experiments``).
-EXP_F32_UNCORRECTED = False
-
-#: ``exp`` on f32 with ``ex2.approx.ftz`` (results below 2^-126 flushed to 0; saves ptxas's
-#: three-instruction subnormal fix-up around ``ex2``). Not a compile option: for measurements
-#: only (``tritonc.tools.bench --experiments``).
-EXP_F32_FTZ = False
-
-
 def exp_f32(lw, x):
     """``exp(x) = 2^t * e^d`` with ``t = RD(x * L)`` (``L`` = log2(e) rounded to f32) and
     ``d = x - t * ln 2`` (two ``fma`` with ln 2 in two parts, so ``d`` is exact to ~2^-40):
@@ -132,9 +121,13 @@ def exp_f32(lw, x):
     is NaN for ``d < 0``); ``d`` is NaN only for ``x = +-inf`` (or beyond +-2^127 * ln 2), where
     ``r`` is already exact: ``min(d, 2^-15)`` turns that NaN into a small number (``fma`` then
     gives ``r``: 0 or inf) and leaves every other ``d`` alone. NaN ``x`` gives NaN through ``r``.
+
+    ``-fexp-uncorrected``: ``ex2.approx(x * log2 e)`` alone (OpenAI Triton's; its error grows
+    with ``|x|`` beyond the spec's 2^-21). ``-fexp-ftz``: ``ex2.approx.ftz`` (results below
+    2^-126 flushed to 0; saves ptxas's three-instruction subnormal fix-up around ``ex2``).
     """
     b = lw.b
-    if EXP_F32_UNCORRECTED:
+    if lw.options.exp_uncorrected:
         return lw.call("llvm.nvvm.ex2.approx.f", F32, [b.fmul(x, ir.Constant(F32, _f32(LOG2E)))])
     t = lw.call("llvm.nvvm.mul.rm.f", F32, [x, ir.Constant(F32, _f32(LOG2E))])
     ln2_hi = _f32(LN2)
@@ -144,7 +137,7 @@ def exp_f32(lw, x):
     d = _fma(lw, neg_t, ir.Constant(F32, ln2_lo), d)
     d = intrinsic_call(lw, "minnum", [d, ir.Constant(F32, 2.0 ** -15)])
     # ex2 last: t is dead after it, so ptxas can scale it in place for subnormal results.
-    r = lw.call("llvm.nvvm.ex2.approx.ftz.f" if EXP_F32_FTZ else "llvm.nvvm.ex2.approx.f", F32, [t])
+    r = lw.call("llvm.nvvm.ex2.approx.ftz.f" if lw.options.exp_ftz else "llvm.nvvm.ex2.approx.f", F32, [t])
     return _fma(lw, r, d, r)
 
 

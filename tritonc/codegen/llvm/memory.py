@@ -2,7 +2,7 @@
 
 * ``tt.addptr(p, off)``: ``getelementptr <pointee>, ptr addrspace(1) p, i64 sext(off)``.
   ``tt.ptr_to_int``/``tt.int_to_ptr``: ``ptrtoint``/``inttoptr`` (i64).
-* **Addresses formed at their use** (:func:`access_addresses`, :data:`WIDE_ADDRESSES`): a
+* **Addresses formed at their use** (:func:`access_addresses`; ``-fno-wide-addresses`` turns it off): a
   global access (``tt.load``, ``tt.store``, ``ttg.async_copy_global_to_local``) whose pointer
   tile is ``tt.addptr(... tt.addptr(tt.splat(base), o_1) ..., o_k)`` with ``base`` an
   iteration argument of a loop around the access and integer offset tiles ``o_j`` of at most
@@ -72,16 +72,6 @@ from .lowering import GPTR, I1, I8, I16, I32, I64, const, llvm_type, lowers, sto
 
 #: Widest access one thread makes with one instruction, in bytes (``ld.global.v4.b32``).
 MAX_ACCESS_BYTES = 16
-
-#: Masked loads through read-only pointers use ``ld.global.nc``. Not a compile option:
-#: ``tritonc.tools.bench --experiments`` turns it off to measure what it does.
-READ_ONLY_CACHE = True
-
-#: Extra qualifiers of masked loads, for measurements only (``tritonc.tools.bench
-#: --experiments``): a cache operator placed before ``.nc`` (``".cg"``: L2 only) and an
-#: eviction priority after it (``".L1::no_allocate"``). Empty: none.
-LOAD_CACHE_OP = ""
-LOAD_EVICTION = ""
 
 _PASS_THROUGH = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans",
                  "ttg.convert_layout")
@@ -159,11 +149,6 @@ def _addptr(lw, op) -> None:
             off = lw.b.sext(off, I64) if off.type != I1 else lw.b.zext(off, I64)
         return lw.b.gep(p, [off], source_etype=pointee)
     map_regs(lw, op, gep)
-
-
-#: Global accesses in loops take their addresses from ``mad.wide.s32`` at the access (see the
-#: module docstring); False: the ``getelementptr`` values of ``tt.addptr`` everywhere.
-WIDE_ADDRESSES = True
 
 
 def _loop_carried(v: Value, op: Operation) -> bool:
@@ -258,7 +243,7 @@ def access_addresses(lw, op: Operation, ptr: Value, n: int, used=None):
     (:class:`_WideAddresses`) for an :func:`offset_chain` over an iteration argument of a loop
     around ``op``, else the registers of ``ptr``. Ask for the registers in an order where each
     dominates the next."""
-    chain = offset_chain(ptr) if WIDE_ADDRESSES else None
+    chain = offset_chain(ptr) if lw.options.wide_addresses else None
     if chain is None or not _loop_carried(chain[0], op):
         return lw.regs(ptr, n)
     base, offsets = chain
@@ -307,16 +292,18 @@ def from_bits(b: ir.IRBuilder, v: ir.Value, ty: ir.Type) -> ir.Value:
     return b.bitcast(v, ty)
 
 
-def _ld_global(nc: bool) -> str:
-    """``ld.global`` with its qualifiers (``.nc`` and the measurement switches above)."""
-    return f"ld.global{LOAD_CACHE_OP}{'.nc' if nc else ''}{LOAD_EVICTION}"
+def _ld_global(lw, nc: bool) -> str:
+    """``ld.global`` with its qualifiers: ``.nc``, and the cache operator (before it) and
+    eviction priority (after it) of ``-fload-cache-op`` / ``-fload-eviction``."""
+    cache_op, eviction = lw.options.load_cache_op, lw.options.load_eviction
+    return f"ld.global{'.' + cache_op if cache_op else ''}{'.nc' if nc else ''}{'.' + eviction if eviction else ''}"
 
 
 def masked_load(lw, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
     reg, ptx_ty, c = _asm_type(ty)
     other_bits = to_bits(lw.b, other, reg) if other is not None else ir.Constant(reg, 0)
     text = (f"mov.b{reg.width} $0, $3;\n\t"
-            f"@$2 {_ld_global(nc)}.{ptx_ty} $0, [ $1 + 0 ];")
+            f"@$2 {_ld_global(lw, nc)}.{ptx_ty} $0, [ $1 + 0 ];")
     asm = ir.InlineAsm(ir.FunctionType(reg, [GPTR, I1, reg]), text, f"={c},l,b,{c}", side_effect=True)
     loaded = lw.b.call(asm, [ptr, mask, other_bits])
     return from_bits(lw.b, loaded, ty)
@@ -435,9 +422,9 @@ def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.T
     outs = ", ".join(f"${i}" for i in range(nwords))
     movs = "".join(f"mov.b{word_ty.width} ${i}, ${nwords + 2 + i};\n\t" for i in range(nwords))
     vsuf = f".v{nwords}" if nwords > 1 else ""
-    text = (f"{movs}@${nwords + 1} {_ld_global(nc)}{vsuf}.b{word_ty.width} "
+    text = (f"{movs}@${nwords + 1} {_ld_global(lw, nc)}{vsuf}.b{word_ty.width} "
             f"{{ {outs} }}, [ ${nwords} + 0 ];" if nwords > 1 else
-            f"{movs}@${nwords + 1} {_ld_global(nc)}.b{word_ty.width} $0, [ ${nwords} + 0 ];")
+            f"{movs}@${nwords + 1} {_ld_global(lw, nc)}.b{word_ty.width} $0, [ ${nwords} + 0 ];")
     ret = ir.LiteralStructType([word_ty] * nwords) if nwords > 1 else word_ty
     cons = ",".join([f"={c}"] * nwords + ["l", "b"] + [c] * nwords)
     asm = ir.InlineAsm(ir.FunctionType(ret, [GPTR, I1] + [word_ty] * nwords), text, cons, side_effect=True)
@@ -484,7 +471,7 @@ def _load(lw, op: Operation) -> None:
     n = num_regs(lw, op)
     vec = vector_width(lw, ptr, mask)
     ptrs = access_addresses(lw, op, ptr, n, range(0, n, vec))
-    nc = READ_ONLY_CACHE and ptr in lw.nc_values
+    nc = lw.options.read_only_cache and ptr in lw.nc_values
     invariant = nc and isinstance(ptrs, _WideAddresses)
     masks = lw.regs(mask, n) if mask is not None else None
     others = lw.regs(other, n) if other is not None else [None] * n
