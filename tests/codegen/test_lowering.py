@@ -13,7 +13,7 @@ import pytest
 
 from tritonc.codegen.cubin import ptx_to_cubin
 from tritonc.codegen.llvm import lower_module
-from tritonc.codegen.llvm.layout_math import distribution
+from tritonc.ir.distribution import distribution
 from tritonc.codegen.target import Target, llvm_to_ptx
 from tritonc.ir.layouts import BlockedLayout, SliceLayout
 from tritonc.ir.parser import parse_module

@@ -67,7 +67,7 @@ def _operand_layouts(op: Operation, layout: Layout) -> list[Layout | None] | Non
 
 def _is_free(src: TileType, dst: TileType) -> bool:
     """Whether converting ``src`` to ``dst`` only renumbers registers (no shared memory)."""
-    from tritonc.codegen.llvm.layout_math import distribution, find_register_map, linearize
+    from tritonc.ir.distribution import distribution, find_register_map, linearize
     try:
         sd, dd = distribution(src.layout, src.shape), distribution(dst.layout, dst.shape)
     except (NotImplementedError, ValueError):

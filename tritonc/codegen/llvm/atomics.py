@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.distribution import distribution
 from tritonc.ir.types import TileType, element_type
 
 from .convert import through_shared, through_shared_bytes
-from .layout_math import canonical_ir, distribution
+from .layout_math import canonical_ir
 from .lowering import I32, const, llvm_type, lowers, scratch, smem_elem_bytes
 from .memory import scalar_leader
 

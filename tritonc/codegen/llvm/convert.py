@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tritonc.ir.distribution import distribution, find_register_map, linearize
 from tritonc.ir.layout_algebra import inverse_permutation
 from tritonc.ir.types import TileType
 
-from .layout_math import (canonical_ir, coords_ir, distribution, find_register_map, linear_ids_ir,
-                          linear_ir, linearize)
+from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir
 from .lowering import I32, const, lowers, scratch, smem_elem_bytes
 
 

@@ -34,9 +34,9 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.distribution import mma_reps
 from tritonc.ir.layouts import DotOperandLayout, MmaLayout
 
-from .layout_math import mma_reps
 from .lowering import F16, F32, HANDLERS, I32, SCRATCH, const, llvm_type, lowers, scratch
 from .shared_ops import DeferredLoad, FragmentLoader
 

@@ -46,9 +46,9 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.distribution import mma_reps
 from tritonc.ir.layouts import MmaLayout
 
-from .layout_math import mma_reps
 from .lowering import F32, HANDLERS, I32, I64, const, lowers
 from .smem_access import DeferredLoad, elem_bytes, row_width, shared_offset
 

@@ -50,12 +50,12 @@ import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.core import Block, Function, Operation, Value
+from tritonc.ir.distribution import Distribution, distribution
 from tritonc.ir.layouts import MmaLayout
 from tritonc.ir.types import PointerType, ScalarType, TileType, Type
 from tritonc.options import CodegenOptions
 from tritonc.target import Target
 
-from .layout_math import Distribution, distribution
 
 #: op name -> handler(lowering, op)
 HANDLERS: dict[str, Callable[["KernelLowering", Operation], None]] = {}

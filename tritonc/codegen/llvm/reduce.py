@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.distribution import distribution, lane_stride, warp_stride
 from tritonc.ir.types import TileType
 
 from .elementwise import intrinsic_call
-from .layout_math import canonical_ir, distribution, lane_stride, linear_ids_ir, warp_stride
+from .layout_math import canonical_ir, linear_ids_ir
 from .lowering import F32, I32, I64, const, lowers, scratch, smem_elem_bytes
 
 #: From this many warps on, the partials of stage 3 are combined by a butterfly over lanes.

@@ -53,11 +53,12 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.distribution import mma_parent, mma_reps
 from tritonc.ir.layouts import DotOperandLayout, SharedLayout
 from tritonc.ir.ttg_ops import subview_layout
 from tritonc.ir.types import MemDescType, TileType
 
-from .layout_math import canonical_ir, mma_parent, mma_reps, mma_warp_ids_ir
+from .layout_math import canonical_ir, mma_warp_ids_ir
 from .lowering import I32, SharedEffect, const, llvm_type, lowers, shared_effects
 from .memory import access_addresses
 from .smem_access import (BUFFER_ALIGNMENT, WGMMA_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 import numpy as np
 
+from tritonc.ir.distribution import Distribution
 from tritonc.ir.layouts import BlockedLayout, SharedLayout
 from tritonc.ir.types import MemDescType, TileType
 
-from .layout_math import Distribution, canonical_ir, mma_thread_bases_ir, thread_bases_ir
+from .layout_math import canonical_ir, mma_thread_bases_ir, thread_bases_ir
 from .lowering import I1, I32, const, llvm_type, storage_type
 
 #: Shared buffers are aligned to this many bytes (a swizzle period of 8 rows of 16 bytes).
