@@ -50,6 +50,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ..ir.core import Block, BlockArgument, Function, Module, Operation, Value
+from ..ir.ops import has_trait
 from ..ir.types import PointerType, ScalarType, Type, element_type, shape_of
 from ..passes import Analysis, AnalysisManager
 from .dataflow import ForwardProblem, solve_forward
@@ -218,11 +219,11 @@ class AxisInfoProblem(ForwardProblem[AxisInfo | None]):
     def transfer(self, op: Operation, operand_facts: list) -> list:
         if any(f is None for f in operand_facts):
             return [None] * len(op.results)
-        from .axis_info_rules import _ELEMENTWISE_PREFIXES, TRANSFER, _elementwise_default
+        from .axis_info_rules import TRANSFER, _elementwise_default
 
         rule = TRANSFER.get(op.name)
-        if rule is None:
-            rule = _elementwise_default if (op.name.startswith(_ELEMENTWISE_PREFIXES) and len(op.results) == 1) else None
+        if rule is None:  # element-wise ops without a rule of their own: equal where operands are
+            rule = _elementwise_default if (has_trait(op, "elementwise") and len(op.results) == 1) else None
         if rule is None:
             return [pessimistic(r.type) for r in op.results]
         info = rule(op, operand_facts)

@@ -467,6 +467,3 @@ TRANSFER: dict[str, Transfer] = {
     "tt.atomic_cas": _unknown,
     "tt.call": _unknown,
 }
-
-#: Ops without a rule of their own that are element-wise (results equal where operands are).
-_ELEMENTWISE_PREFIXES = ("arith.", "math.")

@@ -59,7 +59,9 @@ import numpy as np
 
 from tritonc.target import WARP_SIZE
 
+from .layout_algebra import inverse_permutation
 from .layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SliceLayout
+from .types import TileType
 
 @dataclass(frozen=True)
 class Distribution:
@@ -344,3 +346,54 @@ def find_register_map(src: Distribution, dst_src_lin: np.ndarray) -> list[int] |
             return None
         result.append(int(idx[0]))
     return result
+
+
+def redistribution(op) -> tuple:
+    """``(source type, destination type, select)`` of a layout-moving op: ``ttg.convert_layout``,
+    ``tt.broadcast``, ``tt.expand_dims``, ``tt.reshape`` or ``tt.trans``. Destination register
+    ``r`` of thread ``t`` needs the source element at ``select`` applied to its coordinate.
+
+    ``select``: for each source dimension, the destination dimension its coordinate comes from,
+    or ``None`` for coordinate 0; ``None`` altogether means "same row-major linear index"
+    (reshape).
+    """
+    src, res = op.operands[0].type, op.result.type
+    if op.name == "tt.broadcast":
+        return src, res, [i if s == r else None for i, (s, r) in enumerate(zip(src.shape, res.shape))]
+    if op.name == "tt.expand_dims":
+        if not isinstance(src, TileType):
+            raise NotImplementedError("expand_dims of a scalar")
+        return src, res, [j for j in range(res.rank) if j != op.attrs["axis"]]
+    if op.name == "tt.reshape":
+        return src, res, None
+    if op.name == "tt.trans":
+        return src, res, list(inverse_permutation(op.attrs["order"]))
+    return src, res, list(range(src.rank))  # ttg.convert_layout
+
+
+def register_map(src_type: TileType, dst_type: TileType, select) -> list[int] | None:
+    """The source register of each destination register when the redistribution
+    ``(src_type, dst_type, select)`` (:func:`redistribution`) is a renumbering of registers in
+    every thread, else ``None`` (the elements must move between threads, through shared
+    memory: ``codegen/llvm/convert.py``)."""
+    sd, dd = distribution(src_type.layout, src_type.shape), distribution(dst_type.layout, dst_type.shape)
+    if sd == dd and (select is None or list(select) == list(range(len(dd.shape)))):
+        return list(range(sd.num_regs))
+    dcoords = dd.coords()
+    if select is None:
+        target = linearize(dcoords, dd.shape)
+    else:
+        zeros = np.zeros(dcoords.shape[:-1], dtype=np.int64)
+        cols = [dcoords[..., s] if s is not None else zeros for s in select]
+        target = linearize(np.stack(cols, axis=-1), sd.shape)
+    return find_register_map(sd, target)
+
+
+def lanes_and_warps(sd: Distribution, d: int) -> tuple[int, int]:
+    """How many lanes and warps hold distinct data along blocked dimension ``d`` of ``sd``."""
+    blk = sd.blocked
+    size = sd.pshape[d]
+    spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
+    lanes = tpw if spt * tpw <= size else max(1, size // spt)
+    warps = wpc if spt * tpw * wpc <= size else max(1, size // (spt * tpw))
+    return lanes, warps

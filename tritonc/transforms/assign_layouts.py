@@ -66,21 +66,12 @@ from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.core import Block, Function, Module, Operation, Value
 from tritonc.ir.layout_algebra import default_blocked_layout, inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.ops import has_trait
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
 from tritonc.target import WARP_SIZE
 
 from .coalesce import access_layouts, is_tile_access, pointer_of
-
-#: Ops whose tile operands and results all share one layout.
-_SAME_LAYOUT_PREFIXES = ("arith.", "math.")
-_SAME_LAYOUT_OPS = {"tt.addptr", "tt.ptr_to_int", "tt.int_to_ptr", "tt.load", "tt.store", "tt.atomic_rmw",
-                    "tt.atomic_cas", "tt.splat", "tt.make_range"}
-
-
-def _is_same_layout_op(name: str) -> bool:
-    return name.startswith(_SAME_LAYOUT_PREFIXES) or name in _SAME_LAYOUT_OPS
-
 
 def _replicating(layout: BlockedLayout, shape: tuple[int, ...], num_warps: int) -> bool:
     """Whether ``layout`` keeps fewer than a quarter of the CTA's threads on distinct elements
@@ -153,7 +144,7 @@ class _Groups:
                 self.union(res, *(r.block.terminator.operands[i] for r in op.regions))
         elif name == "tt.dot":
             self.union(op.operands[2], op.result)
-        elif _is_same_layout_op(name):
+        elif has_trait(name, "same-layout"):
             self.union(*op.operands, *op.results)
 
 
@@ -250,7 +241,7 @@ class _FunctionLayouts:
             self.natural[res] = self.nat(op.operands[2])
         elif op in self.access:
             self.natural[res] = self.access[op]
-        elif _is_same_layout_op(name):
+        elif has_trait(name, "same-layout"):
             for v in op.operands:
                 if _is_tile(v):
                     self.natural[res] = self.nat(v)
@@ -331,7 +322,7 @@ class _FunctionLayouts:
                 self.set_want(src, lay.parent)
         elif name == "tt.dot":
             self.set_want(op.operands[2], lay)
-        elif _is_same_layout_op(name):
+        elif has_trait(name, "same-layout"):
             for v in op.operands:
                 self.set_want(v, lay)
 
@@ -441,7 +432,7 @@ class _FunctionLayouts:
             lay = SliceLayout(op.attrs["axis"], src.type.layout)
         elif name == "tt.dot":
             lay = op.operands[2].type.layout
-        elif _is_same_layout_op(name) and res not in self.want:
+        elif has_trait(name, "same-layout") and res not in self.want:
             first = next((v for v in op.operands if _is_tile(v)), None)
             lay = first.type.layout if first is not None else self.final(res)
         else:
@@ -452,7 +443,7 @@ class _FunctionLayouts:
             self.require(op, 0, SliceLayout(op.attrs["axis"], lay))
         elif name == "tt.trans":
             self.require(op, 0, trans_layout(lay, inverse_permutation(op.attrs["order"])))
-        elif _is_same_layout_op(name):
+        elif has_trait(name, "same-layout"):
             for i in range(len(op.operands)):
                 self.require(op, i, lay)
         elif name == "tt.dot":

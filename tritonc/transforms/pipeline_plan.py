@@ -19,18 +19,19 @@ from tritonc.ir.builder import Builder
 from tritonc.ir.core import Operation, Value
 from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.ops import get_opdef, has_trait
 from tritonc.ir.types import I32, MemDescType, TileType
 
 
 
-_SAME_LAYOUT_PREFIXES = ("arith.", "math.")
-_SAME_LAYOUT_OPS = {"tt.addptr", "tt.ptr_to_int", "tt.int_to_ptr", "tt.splat", "tt.make_range"}
 _PREFIX_PREDICATES = {"slt": "lhs", "ult": "lhs", "sle": "lhs", "ule": "lhs",
                       "sgt": "rhs", "ugt": "rhs", "sge": "rhs", "uge": "rhs"}
 
 
 def _same_layout(name: str) -> bool:
-    return name.startswith(_SAME_LAYOUT_PREFIXES) or name in _SAME_LAYOUT_OPS
+    """A pure op whose tile operands and results share one layout (memory accesses excluded:
+    their operands' layouts are the pipeliner's own choice)."""
+    return has_trait(name, "same-layout") and get_opdef(name).pure
 
 
 def _is_zero_constant(v: Value) -> bool:

@@ -15,6 +15,7 @@ import llvmlite.ir as ir
 
 from tritonc.target import DATALAYOUT, TRIPLE
 from tritonc.ir.core import Module
+from tritonc.ir.effects import WGMMA_ALIGNMENT
 from tritonc.options import CodegenOptions
 from tritonc.target import Target
 
@@ -22,7 +23,6 @@ from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, me
 from . import dot_mma, shared_ops  # noqa: F401  (after dot_fma: dot_mma wraps its tt.dot handler)
 from . import dot_wgmma  # noqa: F401  (after dot_mma: dot_wgmma wraps its tt.dot handler)
 from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo, uses_wgmma
-from .smem_access import WGMMA_ALIGNMENT
 
 __all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]
 

@@ -19,7 +19,7 @@ Each element is updated exactly once and every register gets the element's old v
   thread's later accesses happen after the acquire, and see the old value); every thread
   loads it. So the whole CTA sees one old value and a spin lock is a uniform loop
   (``insert-barriers`` adds the barrier that lets the next trip overwrite the scratch).
-  Scratch: :func:`scratch_bytes`. Without the fences the data protected by the lock was seen
+  Scratch: ``ir/scratch.atomic_scratch``. Without the fences the data protected by the lock was seen
   stale on an H200 (30 of 30 split-K runs wrong); with them, right. Tile atomics stay
   relaxed (spec §5): they accumulate, they do not synchronise.
 * ``atomic_cas(p, cmp, v)``: ``cmpxchg p, cmp, v syncscope("device") monotonic monotonic``
@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from tritonc.ir.distribution import distribution
+from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import TileType, element_type
 
-from .convert import through_shared, through_shared_bytes
+from .convert import through_shared
 from .layout_math import canonical_ir
-from .lowering import I32, const, llvm_type, lowers, scratch, smem_elem_bytes
+from .lowering import I32, const, llvm_type, lowers
 from .memory import scalar_leader
 
 ORDER = 'syncscope("device") monotonic'
@@ -62,19 +62,6 @@ def _guarded(lw, pred, ty: ir.Type, emit) -> ir.Value:
     phi.add_incoming(v, then_end)
     phi.add_incoming(ir.Constant(ty, None), pre)
     return phi
-
-
-@scratch("tt.atomic_rmw", "tt.atomic_cas")
-def scratch_bytes(op) -> int:
-    """The broadcast of the old values (:func:`_finish`): 0 when the result is unused or held
-    once per element."""
-    res = op.result
-    if not res.uses:
-        return 0
-    if isinstance(res.type, TileType):
-        replicated = distribution(res.type.layout, res.type.shape).replicated
-        return through_shared_bytes(res.type) if replicated else 0
-    return smem_elem_bytes(res.type)
 
 
 def _finish(lw, op, olds: list, is_tile: bool) -> None:

@@ -37,22 +37,14 @@ from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.distribution import mma_reps
 from tritonc.ir.layouts import DotOperandLayout, MmaLayout
 
-from .lowering import F16, F32, HANDLERS, I32, SCRATCH, const, llvm_type, lowers, scratch
+from .lowering import F16, F32, HANDLERS, I32, const, llvm_type, lowers
 from .shared_ops import DeferredLoad, FragmentLoader
 
 _fma_handler = HANDLERS["tt.dot"]
-_fma_scratch = SCRATCH.get("tt.dot")
 
 
 def is_mma_dot(op) -> bool:
     return isinstance(op.result.type.layout, MmaLayout)
-
-
-@scratch("tt.dot")
-def scratch_bytes(op) -> int:
-    if is_mma_dot(op):
-        return 0
-    return _fma_scratch(op) if _fma_scratch is not None else 0
 
 
 @lowers("tt.dot")

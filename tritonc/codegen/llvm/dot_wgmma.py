@@ -37,7 +37,7 @@ of ``s`` bytes (the layout's row width):
 
 Start addresses sit on a row that is a multiple of 8, where the swizzle is the identity, so
 they are :func:`~.smem_access.shared_offset` of the instruction's first element; the buffer is
-1024-byte aligned (``smem_access.WGMMA_ALIGNMENT``). Shared memory written by ordinary stores
+1024-byte aligned (``ir/effects.WGMMA_ALIGNMENT``). Shared memory written by ordinary stores
 or ``cp.async`` is made visible to wgmma by the ``fence.proxy.async`` that precedes every
 barrier of such a kernel (``KernelLowering.barrier``).
 """

@@ -25,8 +25,9 @@ passes that run last (``transforms/allocate_shared.py``, ``transforms/insert_bar
 
 * an op whose handler needs shared memory internally (*scratch*: a conversion through shared
   memory, a cross-warp reduction, FMA dot staging, atomics broadcasting old values) declares
-  how much with a query registered by :func:`scratch` next to its handler; an op that works on
-  explicit buffers declares its :class:`SharedEffect` list with :func:`shared_effects`;
+  how much on its op definition (``OpDef.scratch``, ``ir/scratch.py``); an op that works on
+  explicit buffers declares its :class:`~tritonc.ir.effects.SharedEffect` list there too
+  (``OpDef.shared_effects``, ``ir/ttg_ops.py``);
 * ``allocate-shared`` packs scratch and buffers by liveness and writes each owner's
   ``smem_offset`` and the kernel's ``shared_bytes`` (``KernelInfo.shared_bytes``);
   handlers address their scratch from :meth:`KernelLowering.scratch_base`;
@@ -52,6 +53,8 @@ from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.core import Block, Function, Operation, Value
 from tritonc.ir.distribution import Distribution, distribution
 from tritonc.ir.layouts import MmaLayout
+from tritonc.ir.ops import scratch_bytes
+from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import PointerType, ScalarType, TileType, Type
 from tritonc.options import CodegenOptions
 from tritonc.target import Target
@@ -60,15 +63,6 @@ from tritonc.target import Target
 #: op name -> handler(lowering, op)
 HANDLERS: dict[str, Callable[["KernelLowering", Operation], None]] = {}
 
-#: op name -> ``scratch_bytes(op) -> int``: the shared memory the op's handler uses internally
-#: (0 when it needs none for this op's layouts), registered next to the handler.
-SCRATCH: dict[str, Callable[[Operation], int]] = {}
-
-#: op name -> ``effects(op) -> list[SharedEffect]``: what the op does to explicit
-#: shared-memory buffers (values that name a buffer, e.g. the result of a local allocation).
-SHARED_EFFECTS: dict[str, Callable[[Operation], list["SharedEffect"]]] = {}
-
-
 def lowers(*names: str):
     """Decorator: register a handler for the named ops."""
     def deco(fn):
@@ -76,63 +70,6 @@ def lowers(*names: str):
             HANDLERS[n] = fn
         return fn
     return deco
-
-
-def scratch(*names: str):
-    """Decorator: register the scratch query of the named ops (see :data:`SCRATCH`).
-
-    Scratch is used with the protocol *write; barrier; read* inside the op (the handler emits
-    that barrier); ``allocate-shared`` gives it an offset (``smem_offset``, read with
-    :meth:`KernelLowering.scratch_base`) and ``insert-barriers`` places the barriers between
-    ops.
-    """
-    def deco(fn):
-        for n in names:
-            SCRATCH[n] = fn
-        return fn
-    return deco
-
-
-def shared_effects(*names: str):
-    """Decorator: register the explicit-buffer effects of the named ops (see :data:`SHARED_EFFECTS`)."""
-    def deco(fn):
-        for n in names:
-            SHARED_EFFECTS[n] = fn
-        return fn
-    return deco
-
-
-def scratch_bytes(op: Operation) -> int:
-    """Bytes of scratch shared memory ``op`` needs (0 for ops without a scratch query)."""
-    query = SCRATCH.get(op.name)
-    return int(query(op)) if query is not None else 0
-
-
-@dataclass(frozen=True)
-class SharedEffect:
-    """One thing an op does to an explicit shared-memory buffer, in program order.
-
-    ``kind``:
-
-    * ``"alloc"``: ``value`` (a result) names a new buffer of ``size`` bytes aligned to
-      ``alignment`` (128 for a swizzled buffer); ``allocate-shared`` gives the op ``smem_offset``;
-    * ``"view"``: ``value`` (a result) names part or all of the buffers ``source`` names;
-    * ``"read"`` / ``"write"``: the op's threads read / write the buffers ``value`` names;
-    * ``"async_write"``: an asynchronous copy into them (``cp.async``), complete in the issuing
-      thread only after an ``"async_wait"`` (``value`` None) that covers it; ``no_war``: the
-      producer guarantees that no thread reads its bytes between the last barrier and it (a
-      pipeline slot other than the ones being read), so it needs no barrier against reads;
-    * ``"async_wait"``: wait until at most ``num`` groups of this thread's copies are in flight
-      (``num = 0``: every copy is complete).
-    """
-
-    kind: str
-    value: Value | None = None
-    source: Value | None = None
-    size: int = 0
-    alignment: int = 16
-    num: int = 0
-    no_war: bool = False
 
 
 class BFloatType(ir.Type):
@@ -338,7 +275,8 @@ class KernelLowering:
 
     def scratch_base(self, op: Operation, nbytes: int) -> int:
         """The byte offset of ``op``'s scratch (``smem_offset``, set by ``allocate-shared``),
-        checking that the ``nbytes`` the handler uses fit in what its scratch query reserved."""
+        checking that the ``nbytes`` the handler uses fit in what its op definition reserves
+        (:func:`tritonc.ir.ops.scratch_bytes`)."""
         offset = op.attrs.get("smem_offset")
         if offset is None:
             raise InternalCompilerError(f"lowering: '{op.name}' needs shared memory but has no smem_offset "
@@ -346,7 +284,7 @@ class KernelLowering:
         reserved = scratch_bytes(op)
         if nbytes > reserved:
             raise InternalCompilerError(f"lowering: '{op.name}' uses {nbytes} bytes of scratch, "
-                                        f"its scratch query reserved {reserved}")
+                                        f"its op definition reserves {reserved}")
         return int(offset)
 
     def scratch_address(self, base: int, byte_offset: ir.Value) -> ir.Value:
@@ -489,10 +427,3 @@ class KernelLowering:
             ok = self.eb.icmp_unsigned("==", rem, const(larg.type, 0))
             self.call("llvm.assume", ir.VoidType(), [ok], self.eb)
         return value
-
-
-def smem_elem_bytes(element: Type) -> int:
-    """Bytes an element occupies in shared memory (pointers as i64, i1 as i8)."""
-    if isinstance(element, PointerType):
-        return 8
-    return max(1, element.bits // 8)

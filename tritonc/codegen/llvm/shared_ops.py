@@ -45,7 +45,7 @@ right at it from the scalar base and the i32 offsets (``memory.access_addresses`
 ``mad.wide.s32`` per offset), so no 64-bit pointer per copy lives across trips.
 
 Barriers: none here. ``insert-barriers`` orders the accesses of different threads from the
-effects registered below (``shared_effects``); the software pipeliner places its own barrier
+effects the ops declare (``OpDef.shared_effects``, ``ir/ttg_ops.py``); the software pipeliner places its own barrier
 after each ``ttg.async_wait``.
 """
 from __future__ import annotations
@@ -59,60 +59,10 @@ from tritonc.ir.ttg_ops import subview_layout
 from tritonc.ir.types import MemDescType, TileType
 
 from .layout_math import canonical_ir, mma_warp_ids_ir
-from .lowering import I32, SharedEffect, const, llvm_type, lowers, shared_effects
+from .lowering import I32, const, llvm_type, lowers
 from .memory import access_addresses
-from .smem_access import (BUFFER_ALIGNMENT, WGMMA_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,
+from .smem_access import (DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,
                           elem_bytes, load_tile, register_offsets, store_tile, vector_groups)
-
-
-# -- effects (for liveness, allocate-shared and insert-barriers) ---------------------------
-
-def read_by_wgmma(buf) -> bool:
-    """Whether a buffer value (or a view of it) is read by a ``wgmma`` dot (an mma v3 operand)."""
-    for user, _ in buf.uses:
-        if user.name in ("ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice"):
-            if read_by_wgmma(user.result):
-                return True
-        elif user.name == "ttg.local_load":
-            layout = user.result.type.layout
-            if isinstance(layout, DotOperandLayout) and layout.parent.version == 3:
-                return True
-    return False
-
-
-@shared_effects("ttg.local_alloc")
-def _alloc_effects(op):
-    t = op.result.type
-    align = WGMMA_ALIGNMENT if read_by_wgmma(op.result) else BUFFER_ALIGNMENT
-    effects = [SharedEffect("alloc", op.result, size=t.numel * elem_bytes(t), alignment=align)]
-    if op.operands:
-        effects.append(SharedEffect("write", op.result))
-    return effects
-
-
-@shared_effects("ttg.local_load")
-def _load_effects(op):
-    return [SharedEffect("read", op.operands[0])]
-
-
-@shared_effects("ttg.local_store")
-def _store_effects(op):
-    return [SharedEffect("write", op.operands[1])]
-
-
-@shared_effects("ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice")
-def _view_effects(op):
-    return [SharedEffect("view", op.result, source=op.operands[0])]
-
-
-@shared_effects("ttg.async_copy_global_to_local")
-def _copy_effects(op):
-    return [SharedEffect("async_write", op.operands[1], no_war=bool(op.attrs.get("no_war")))]
-
-
-@shared_effects("ttg.async_wait")
-def _wait_effects(op):
-    return [SharedEffect("async_wait", num=int(op.attrs["num"]))]
 
 
 # -- ldmatrix ------------------------------------------------------------------------------

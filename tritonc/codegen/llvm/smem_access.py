@@ -24,13 +24,6 @@ from tritonc.ir.types import MemDescType, TileType
 from .layout_math import canonical_ir, mma_thread_bases_ir, thread_bases_ir
 from .lowering import I1, I32, const, llvm_type, storage_type
 
-#: Shared buffers are aligned to this many bytes (a swizzle period of 8 rows of 16 bytes).
-BUFFER_ALIGNMENT = 128
-
-#: Buffers ``wgmma`` reads are aligned to the 128-byte swizzle's period, 8 rows of 128 bytes:
-#: the hardware swizzles address bits, so the pattern must start on such a boundary.
-WGMMA_ALIGNMENT = 1024
-
 
 @dataclass
 class SharedBuffer:
