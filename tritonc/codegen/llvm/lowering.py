@@ -49,6 +49,7 @@ from typing import Any, Callable
 
 import llvmlite.ir as ir
 
+from tritonc.analysis.readonly_pointers import readonly_pointer_values
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.core import Block, Function, Operation, Value
 from tritonc.ir.distribution import Distribution, distribution
@@ -401,7 +402,6 @@ class KernelLowering:
         for arg, attrs, larg in zip(f.args, f.arg_attrs, self.fn.args):
             larg.name = arg.name or ""
             self.values[arg] = self._param_value(arg.type, attrs, larg)
-        from .memory import readonly_pointer_values
         self.nc_values = readonly_pointer_values(f)
         self.lower_block(f.body.block)
         self.eb.branch(body)

@@ -23,7 +23,7 @@
   base live across trips, and the address costs one ``mad.wide.s32`` per offset at the use.
   The asm is not ``sideeffect`` and carries no memory attributes; it cannot be hoisted since
   ``base`` changes every trip, and the lowering shares partial sums itself. Plain loads through such an
-  address carry ``!invariant.load`` where the pointer is read-only (:func:`readonly_pointer_values`),
+  address carry ``!invariant.load`` where the pointer is read-only (``analysis/readonly_pointers.py``),
   since LLVM can no longer see the ``noalias readonly`` parameter behind it (that is what
   makes it select ``ld.global.nc``). Elsewhere (outside loops, or a base computed in the loop
   from its induction variable, which LLVM strength-reduces well) the ``getelementptr`` values
@@ -51,7 +51,7 @@
       @$4 ld.global[.nc].v4.b32 { $0, $1, $2, $3 }, [ $4 + 0 ];
 
   so a masked-off lane never touches memory and yields ``other``. ``.nc`` (the read-only
-  data cache) is used when :func:`readonly_pointer_values` proves the pointer comes only from
+  data cache) is used when ``analysis/readonly_pointers.py`` proves the pointer comes only from
   ``noalias readonly`` parameters. 8-bit elements accessed alone use ``ld.global.u8`` into a
   16-bit register; ``i1`` is stored as one byte (nonzero is true).
 * ``tt.store``: replicated registers (see ``layout_math``) store only from their canonical
@@ -72,73 +72,6 @@ from .lowering import GPTR, I1, I8, I16, I32, I64, const, llvm_type, lowers, sto
 
 #: Widest access one thread makes with one instruction, in bytes (``ld.global.v4.b32``).
 MAX_ACCESS_BYTES = 16
-
-_PASS_THROUGH = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans",
-                 "ttg.convert_layout")
-
-
-def readonly_pointer_values(f: Function) -> set[Value]:
-    """Pointer values of ``f`` that derive only from ``noalias readonly`` parameters.
-
-    A forward may-analysis over the structured IR to a fixed point: a value's *origins* are
-    the parameters it can point into (``None`` for unknown: ``int_to_ptr``, loads).
-    """
-    origins: dict[Value, frozenset | None] = {}
-    for i, arg in enumerate(f.args):
-        if isinstance(element_type(arg.type), PointerType):
-            origins[arg] = frozenset([i])
-
-    def join(a, b):
-        if a is None or b is None:
-            return None
-        return a | b
-
-    def update(v: Value, o) -> bool:
-        old = origins.get(v, frozenset())
-        new = join(old, o) if v in origins else o
-        if new != old or v not in origins:
-            origins[v] = new
-            return True
-        return False
-
-    def get(v: Value):
-        return origins.get(v, frozenset())
-
-    changed = True
-    while changed:
-        changed = False
-        for op in f.walk():
-            if not op.results and op.name not in ("scf.yield", "scf.condition"):
-                continue
-            if op.name in _PASS_THROUGH:
-                src = op.operands[0] if op.name != "tt.addptr" else op.get("ptr")
-                changed |= update(op.result, get(src))
-            elif op.name == "arith.select":
-                changed |= update(op.result, join(get(op.operands[1]), get(op.operands[2])))
-            elif op.name == "scf.for":
-                body = op.regions[0].block
-                for init, arg, res, y in zip(op.operands[3:], body.args[1:], op.results, body.terminator.operands):
-                    o = join(get(init), get(y))
-                    changed |= update(arg, o)
-                    changed |= update(res, o)
-            elif op.name == "scf.while":
-                before, after = op.regions[0].block, op.regions[1].block
-                for init, arg, y in zip(op.operands, before.args, after.terminator.operands):
-                    changed |= update(arg, join(get(init), get(y)))
-                for v, arg, res in zip(before.terminator.operands[1:], after.args, op.results):
-                    changed |= update(arg, get(v))
-                    changed |= update(res, get(v))
-            elif op.name == "scf.if":
-                for i, res in enumerate(op.results):
-                    changed |= update(res, join(get(op.regions[0].block.terminator.operands[i]),
-                                                get(op.regions[1].block.terminator.operands[i])))
-            else:
-                for res in op.results:
-                    if isinstance(element_type(res.type), PointerType):
-                        changed |= update(res, None)
-    good = {i for i, attrs in enumerate(f.arg_attrs) if attrs.get("noalias") and attrs.get("readonly")}
-    return {v for v, o in origins.items() if o and o <= good}
-
 
 @lowers("tt.addptr")
 def _addptr(lw, op) -> None:
