@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from .version import __version__
 from .diagnostics import CompileError, InternalCompilerError, SourceManager
 from .files import write_all_atomically
 from .options import ARCHS, DEFAULT_ARCH, EMIT_SUFFIXES, CompileOptions, codegen_flags_help, parse_codegen_flags

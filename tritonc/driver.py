@@ -388,3 +388,27 @@ def compile_to_ttir(source_or_path: str | Path, *, kernel: str | None = None, de
         include_dirs=list(include_dirs), tune={k: [int(v)] for k, v in (tunables or {}).items()},
         kernel=kernel, num_warps=num_warps)
     return Compilation(source_or_path, options).ttir
+
+
+def interpret(path_or_source: str | Path, kernel: str | None, grid, *args, defines=None, num_warps: int = 4,
+              tunables=None, include_dirs=(), order_seed: int | None = None):
+    """Compile Triton-C source (a path or the text) to tile IR and run ``kernel`` on ``args``
+    in the numpy interpreter (``tritonc.interpret``).
+
+    ``kernel=None`` picks the only kernel of the file. The remaining keywords go to
+    :func:`compile_to_ttir`; ``order_seed`` as in :func:`tritonc.interpreter.run_function`.
+
+    Raises:
+        tritonc.diagnostics.CompileError: the source does not compile.
+        tritonc.interpreter.InterpreterError: as :func:`tritonc.interpreter.run_function`.
+    """
+    from .interpreter import InterpreterError, run_function
+
+    module = compile_to_ttir(path_or_source, kernel=kernel, defines=defines, include_dirs=include_dirs,
+                             tunables=tunables, num_warps=num_warps)
+    if kernel is None:
+        kernels = [g.name for g in module.functions if g.kind == "kernel"]
+        if len(kernels) != 1:
+            raise InterpreterError(f"name the kernel to run: the source has {len(kernels)} kernels ({', '.join(kernels)})")
+        kernel = kernels[0]
+    return run_function(module, kernel, grid, list(args), num_warps=num_warps, order_seed=order_seed)

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Callable
 
 from tritonc.options import parse_codegen_flags
-from tritonc.tools.gpu_check import _poison, cdiv, load_launcher, local_arch, rel_error
+from tritonc.tools.gpu_cases import cdiv, poison
+from tritonc.tools.gpu_check import load_launcher, local_arch, rel_error
 
 #: Timed rounds per implementation (alternating); the best median is reported.
 ROUNDS = 2
@@ -97,7 +98,7 @@ def vector_add_row(torch) -> Row:
     n = 1 << 28
 
     def make():
-        z, zbuf = _poison(torch, (n,), torch.float32)
+        z, zbuf = poison(torch, (n,), torch.float32)
         return dict(x=torch.randn(n, device="cuda"), y=torch.randn(n, device="cuda"), z=z, bufs=[zbuf])
 
     def run(which, mod, a):
@@ -128,7 +129,7 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False
     warps = softmax_warps(n)
 
     def make():
-        y, ybuf = _poison(torch, (m, n), torch.float32)
+        y, ybuf = poison(torch, (m, n), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda"), y=y, bufs=[ybuf])
 
     def run(which, mod, a):
@@ -152,9 +153,9 @@ def layernorm_row(torch) -> Row:
     m, n, eps = 8192, 4096, 1e-5
 
     def make():
-        y, ybuf = _poison(torch, (m, n), torch.float16)
-        mean, mbuf = _poison(torch, (m,), torch.float32)
-        rstd, rbuf = _poison(torch, (m,), torch.float32)
+        y, ybuf = poison(torch, (m, n), torch.float16)
+        mean, mbuf = poison(torch, (m,), torch.float32)
+        rstd, rbuf = poison(torch, (m,), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda", dtype=torch.float16),
                     w=torch.randn(n, device="cuda", dtype=torch.float16),
                     b=torch.randn(n, device="cuda", dtype=torch.float16),
@@ -186,7 +187,7 @@ def transpose_row(torch) -> Row:
     m = n = 8192
 
     def make():
-        out, obuf = _poison(torch, (n, m), torch.float32)
+        out, obuf = poison(torch, (n, m), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda"), out=out, bufs=[obuf])
 
     def run(which, mod, a):
@@ -207,7 +208,7 @@ def row_sum_row(torch) -> Row:
     m = n = 8192
 
     def make():
-        s, sbuf = _poison(torch, (m,), torch.float32)
+        s, sbuf = poison(torch, (m,), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda"), s=s, bufs=[sbuf])
 
     def run(which, mod, a):

@@ -31,7 +31,7 @@ from pathlib import Path
 from tritonc.driver import Compilation
 from tritonc.options import CodegenOptions, CompileOptions
 from tritonc.tools.examples import by_name
-from tritonc.tools.gpu_cases import CASES, Case, _poison, cdiv  # noqa: F401  (re-exported: tritonc.tools.bench)
+from tritonc.tools.gpu_cases import CASES, Case
 
 
 # ---- machinery ---------------------------------------------------------------------------

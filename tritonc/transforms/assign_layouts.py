@@ -33,7 +33,7 @@ Memory accesses come first (``transforms/coalesce.py``): every load, store and a
 pointer tile has a coalesced layout (from axis info: order by contiguity, 16-byte accesses
 along the fastest dimension, lanes over consecutive addresses). Values are grouped by the
 constraints above that equate layouts (element-wise ops, broadcasts, loop-carried values,
-``scf.if`` results; union-find, :class:`_Groups`); a group holding an access takes the
+``scf.if`` results; union-find, :class:`~tritonc.analysis.layout_groups.LayoutGroups`); a group holding an access takes the
 access's layout as its default instead of the shape default (loads first, then stores and
 atomics, in program order; gathers, whose pointers have no contiguity, only when nothing
 else decides), so an accumulator, a constant or an index computation feeding an access is
@@ -63,6 +63,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import AxisInfoAnalysis
+from tritonc.analysis.layout_groups import LayoutGroups
 from tritonc.ir.core import Block, Function, Module, Operation, Value
 from tritonc.ir.layout_algebra import default_blocked_layout, inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
@@ -93,61 +94,6 @@ def _ops_forward(block: Block):
         yield op
 
 
-def _is_source(v: Value) -> bool:
-    """Constants, splats and ranges: cheap to build in any layout, so they link no groups."""
-    op = getattr(v, "op", None)
-    return op is not None and op.name in ("arith.constant", "tt.splat", "tt.make_range")
-
-
-class _Groups:
-    """Union-find over the tile values whose layouts the rules above make equal.
-
-    Broadcasts and *sources* (constants, splats, ranges) link nothing: they are cheap to
-    rebuild in another layout (``remove-layout-conversions``), and a mask or index tile shared
-    by two accesses must not force one access into the other's layout.
-    """
-
-    def __init__(self, f: Function):
-        self.parent: dict[Value, Value] = {}
-        for op in f.walk():
-            self._add(op)
-
-    def find(self, v: Value) -> Value:
-        root = v
-        while self.parent.get(root, root) is not root:
-            root = self.parent[root]
-        while v is not root:  # path compression
-            self.parent[v], v = root, self.parent.get(v, v)
-        return root
-
-    def union(self, *values: Value) -> None:
-        tiles = [v for v in values if _is_tile(v) and not _is_source(v)]
-        for v in tiles[1:]:
-            a, b = self.find(tiles[0]), self.find(v)
-            if a is not b:
-                self.parent[b] = a
-
-    def _add(self, op: Operation) -> None:
-        name = op.name
-        if name == "scf.for":
-            body = op.regions[0].block
-            for vs in zip(op.operands[3:], body.args[1:], body.terminator.operands, op.results):
-                self.union(*vs)
-        elif name == "scf.while":
-            before, after = op.regions[0].block, op.regions[1].block
-            for vs in zip(op.operands, before.args, after.terminator.operands):
-                self.union(*vs)
-            for vs in zip(before.terminator.operands[1:], after.args, op.results):
-                self.union(*vs)
-        elif name == "scf.if":
-            for i, res in enumerate(op.results):
-                self.union(res, *(r.block.terminator.operands[i] for r in op.regions))
-        elif name == "tt.dot":
-            self.union(op.operands[2], op.result)
-        elif has_trait(name, "same-layout"):
-            self.union(*op.operands, *op.results)
-
-
 class _FunctionLayouts:
     """The three walks over one function."""
 
@@ -158,7 +104,7 @@ class _FunctionLayouts:
         self.want: dict[Value, Layout] = {}
         self.carried: dict[Operation, list] = {}
         self.changed = False
-        self.groups = _Groups(f)
+        self.groups = LayoutGroups(f)
         #: memory op -> the layout it is done in; value group root -> the group's layout.
         self.access: dict[Operation, Layout] = {}
         self.group_layout: dict[Value, Layout] = {}

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import MAX_ACCESS_BYTES, AxisInfoAnalysis
+from tritonc.analysis.layout_groups import LayoutGroups
 from tritonc.ir.core import Function, Module, Operation
 from tritonc.ir.layout_algebra import blocked_layout
 from tritonc.ir.layouts import BlockedLayout, Layout
@@ -133,10 +134,9 @@ def choose_layouts(accesses: list[Access], group_of, num_warps: int, reduced=fro
 
 def access_layouts(f: Function, axis: AxisInfoAnalysis, num_warps: int, group_of=None):
     """:func:`choose_layouts` over every tile memory op of ``f`` (nested regions included);
-    ``group_of`` defaults to ``assign-layouts``' value groups of ``f``."""
+    ``group_of`` defaults to the value groups of ``f`` (:class:`LayoutGroups`)."""
     if group_of is None:
-        from .assign_layouts import _Groups
-        group_of = _Groups(f).find
+        group_of = LayoutGroups(f).find
     accesses = [access_of(op, axis, num_warps) for op in f.walk() if is_tile_access(op)]
     reduced = {group_of(op.result) for op in f.walk()
                if op.name == "tt.reduce" and isinstance(op.result.type, TileType)}

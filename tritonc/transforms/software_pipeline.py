@@ -94,7 +94,7 @@ from tritonc.passes import AnalysisManager, Pass, register_pass
 from tritonc.target import WARP_SIZE
 
 from .accelerate_matmul import operand_layout
-from .pipeline_plan import (Candidate, LoopPlan, _build_limit, _Cloner, _is_zero_constant, _operand_wants, limit_form,
+from .pipeline_plan import (Candidate, LoopCloner, LoopPlan, build_limit, is_zero_constant, limit_form, operand_wants,
                             prefix_mask)
 
 def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
@@ -144,7 +144,7 @@ class SoftwarePipeliner:
         if not user.result.uses or any(u.name != "ttg.local_load" for u, _ in user.result.uses):
             return None
         ptr, mask, other = load.get("ptr"), load.get("mask"), load.get("other")
-        if other is not None and not _is_zero_constant(other):
+        if other is not None and not is_zero_constant(other):
             return None
         pointee = element_type(ptr.type).pointee
         eb = pointee.bytes
@@ -227,7 +227,7 @@ class SoftwarePipeliner:
             w = wants.get(op.result)
             if w is None or not isinstance(op.result.type, TileType):
                 continue
-            for x, ow in zip(op.operands, _operand_wants(op, w)):
+            for x, ow in zip(op.operands, operand_wants(op, w)):
                 if ow is not None and isinstance(x.type, TileType):
                     wants.setdefault(x, ow)
         return plan
@@ -336,7 +336,7 @@ class SoftwarePipeliner:
             return plan.wants.get(a, a.type.layout)
 
         def issue(b: Builder, env: dict, slot: Value, iter_iv: Value, no_war: bool = False) -> None:
-            cloner = _Cloner(plan, env, b, pre, hoisted)
+            cloner = LoopCloner(plan, env, b, pre, hoisted)
             valid = b.value("arith.cmpi", [iter_iv, ub], I1, {"predicate": pred})
             for c in plan.candidates:
                 ptr, mask = c.load.get("ptr"), c.load.get("mask")
@@ -344,7 +344,7 @@ class SoftwarePipeliner:
                 p = cloner.get(ptr, lay)
                 shape = tuple(ptr.type.shape)
                 if c.mask_kind == "limit":
-                    m = _build_limit(b, cloner, c.limit, lay)[1]
+                    m = build_limit(b, cloner, c.limit, lay)[1]
                     zero = b.constant(0, TileType(I32, shape, lay))
                     m = b.value("arith.select", [valid, m, zero], m.type)
                 else:
@@ -359,7 +359,7 @@ class SoftwarePipeliner:
             b.create("ttg.async_commit_group", [], [])
             return cloner
 
-        def advance(cloner: _Cloner) -> list[Value]:
+        def advance(cloner: LoopCloner) -> list[Value]:
             return [cloner.get(yield_op.operands[j], arg_layout(j)) for j in plan.s0_args]
 
         def view(b: Builder, c: Candidate, slot: Value) -> Value:

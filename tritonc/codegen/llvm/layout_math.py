@@ -10,12 +10,13 @@ from __future__ import annotations
 from tritonc.ir.distribution import Distribution, mma_parent, row_major_strides
 from tritonc.ir.layouts import BlockedLayout, Layout, MmaLayout
 
+from .lowering import I32, const
+
 def mma_thread_bases_ir(lw, layout: Layout, cta: tuple[int, ...]) -> list:
     """LLVM i32 values: this thread's base along the two dimensions (see :func:`_mma_thread_bases`)."""
     key = ("mma_bases", layout, cta)
     if key in lw.cache:
         return lw.cache[key]
-    from .lowering import I32, const
     eb = lw.eb
     mma = mma_parent(layout)
     wm_n, wn_n = mma.warps_per_cta
@@ -44,7 +45,6 @@ def mma_thread_bases_ir(lw, layout: Layout, cta: tuple[int, ...]) -> list:
 def mma_lane_ids_ir(lw) -> tuple:
     """``(g, t) = (lane // 4, lane % 4)`` (i32, entry block)."""
     if "mma_lane" not in lw.cache:
-        from .lowering import I32, const
         lane = lw.lane()
         lw.cache["mma_lane"] = (lw.eb.lshr(lane, const(I32, 2)), lw.eb.and_(lane, const(I32, 3)))
     return lw.cache["mma_lane"]
@@ -54,7 +54,6 @@ def mma_warp_ids_ir(lw, mma: MmaLayout) -> tuple:
     """``(wm, wn)``: this warp's position in ``mma.warps_per_cta`` (i32, entry block)."""
     key = ("mma_warp", mma.warps_per_cta)
     if key not in lw.cache:
-        from .lowering import I32, const
         eb = lw.eb
         wm_n, wn_n = mma.warps_per_cta
         warp = lw.warp()
@@ -69,7 +68,6 @@ def thread_bases_ir(lw, blocked: BlockedLayout) -> list:
     key = ("bases", blocked)
     if key in lw.cache:
         return lw.cache[key]
-    from .lowering import I32, const
     eb = lw.eb
     lane, warp = lw.lane(), lw.warp()
     bases = [None] * blocked.rank
@@ -90,7 +88,6 @@ def _unwrapped_ir(lw, dist: Distribution) -> list:
     key = ("unwrapped", dist.layout, dist.shape)
     if key in lw.cache:
         return lw.cache[key]
-    from .lowering import I32, const
     if isinstance(dist.blocked, BlockedLayout):
         bases = thread_bases_ir(lw, dist.blocked)
     else:
@@ -114,7 +111,6 @@ def coords_ir(lw, dist: Distribution) -> list[list]:
     key = ("coords", dist.layout, dist.shape)
     if key in lw.cache:
         return lw.cache[key]
-    from .lowering import I32, const
     unwrapped = _unwrapped_ir(lw, dist)
     memo: dict = {}
     out = []
@@ -137,7 +133,6 @@ def canonical_ir(lw, dist: Distribution) -> list:
     key = ("canonical", dist.layout, dist.shape)
     if key in lw.cache:
         return lw.cache[key]
-    from .lowering import I32, const
     unwrapped = _unwrapped_ir(lw, dist)
     memo: dict = {}
     out = []
@@ -157,7 +152,6 @@ def canonical_ir(lw, dist: Distribution) -> list:
 
 def linear_ir(builder, coords: list, shape: tuple[int, ...]):
     """Row-major linear index (i32) of ``coords`` (i32 values) in ``shape``."""
-    from .lowering import I32, const
     lin = None
     for c, size, stride in zip(coords, shape, row_major_strides(shape)):
         term = builder.mul(c, const(I32, stride)) if stride != 1 else c
