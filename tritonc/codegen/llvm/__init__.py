@@ -4,8 +4,10 @@ The lowering is split by op family (each module's docstring says what it emits a
 ``lowering`` (kernel driver, ABI, shared memory, value model), ``layout_math`` (which
 element each register of each thread holds), ``elementwise`` and ``math_ops``, ``memory``,
 ``reduce``, ``convert`` (layout conversions, broadcast, expand_dims, reshape, trans),
-``dot_fma``, ``dot_mma`` (tensor cores), ``shared_ops`` (explicit shared-memory buffers, ldmatrix,
-cp.async), ``atomics``, ``control_flow``, ``tile_ops``.
+``dot`` (which instruction a dot uses: one decision table), ``dot_fma``, ``dot_mma`` and
+``dot_wgmma`` (tensor cores), ``shared_ops`` (explicit shared-memory buffers, ldmatrix,
+cp.async), ``atomics``, ``control_flow``, ``tile_ops``. The handler table (``lowering.HANDLERS``)
+is filled by importing these modules.
 """
 from __future__ import annotations
 
@@ -19,9 +21,7 @@ from tritonc.ir.effects import WGMMA_ALIGNMENT
 from tritonc.options import CodegenOptions
 from tritonc.target import Target
 
-from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, memory, reduce, tile_ops  # noqa: F401
-from . import dot_mma, shared_ops  # noqa: F401  (after dot_fma: dot_mma wraps its tt.dot handler)
-from . import dot_wgmma  # noqa: F401  (after dot_mma: dot_wgmma wraps its tt.dot handler)
+from . import atomics, control_flow, convert, dot, elementwise, math_ops, memory, reduce, shared_ops, tile_ops  # noqa: F401
 from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo, uses_wgmma
 
 __all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]

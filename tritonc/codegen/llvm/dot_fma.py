@@ -1,5 +1,5 @@
 """``tt.dot`` on CUDA cores: ``acc + a @ b`` with one FMA per product (the correct, general path;
-``accelerate-matmul`` will move eligible dots to ``mma.sync``/``wgmma`` later).
+``accelerate-matmul`` moves eligible dots to ``mma.sync``/``wgmma``; ``dot.py`` chooses).
 
 Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trailing batch axes).
 ``a`` and ``b`` may be in any layout; the result has the accumulator's layout.
@@ -28,7 +28,7 @@ from tritonc.ir.types import ScalarType
 
 from .elementwise import intrinsic_call
 from .layout_math import canonical_ir, coords_ir, linear_ids_ir
-from .lowering import I32, const, llvm_type, lowers
+from .lowering import I32, const, llvm_type
 
 
 def _to_acc(b: ir.IRBuilder, v: ir.Value, src: ScalarType, acc: ScalarType, acc_ty: ir.Type) -> ir.Value:
@@ -54,8 +54,8 @@ def _stage(lw, regs, tile, base: int) -> None:
             lw.smem_store(v, tile.element, lw.scratch_address(base, b.mul(lin[r], const(I32, nbytes))))
 
 
-@lowers("tt.dot")
-def _dot(lw, op) -> None:
+def lower_fma_dot(lw, op) -> None:
+    """Lower ``tt.dot`` ``op`` with one FMA per product (see the module docstring)."""
     a, bv, acc = op.operands
     at, bt, ct = a.type, bv.type, op.result.type
     M, K = at.shape[0], at.shape[1]

@@ -2,7 +2,7 @@
 
 Applies when the accumulator has an :class:`~tritonc.ir.layouts.MmaLayout` (version 2) and
 ``a``/``b`` have the matching :class:`~tritonc.ir.layouts.DotOperandLayout` (set by
-``accelerate-matmul``); any other ``tt.dot`` goes to ``dot_fma.py``. The instruction per
+``accelerate-matmul``; ``dot.py`` chooses); any other ``tt.dot`` goes to ``dot_fma.py``. The instruction per
 operand type (``kw`` elements per 32-bit register, K per instruction ``8 kw``):
 
 =========  ==========================================  =====================================
@@ -35,25 +35,10 @@ import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.distribution import mma_reps
-from tritonc.ir.layouts import DotOperandLayout, MmaLayout
+from tritonc.ir.layouts import DotOperandLayout
 
-from .lowering import F16, F32, HANDLERS, I32, const, llvm_type, lowers
+from .lowering import F16, F32, I32, const, llvm_type
 from .shared_ops import DeferredLoad, FragmentLoader
-
-_fma_handler = HANDLERS["tt.dot"]
-
-
-def is_mma_dot(op) -> bool:
-    return isinstance(op.result.type.layout, MmaLayout)
-
-
-@lowers("tt.dot")
-def _dot(lw, op) -> None:
-    if is_mma_dot(op):
-        lower_mma_dot(lw, op)
-    else:
-        _fma_handler(lw, op)
-
 
 def _mma_kind(a_el, acc_el) -> tuple[str, ir.Type, list, ir.Type]:
     """(intrinsic, operand register type, packing info, accumulator type) for the element types."""

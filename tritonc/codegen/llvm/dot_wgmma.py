@@ -1,7 +1,7 @@
 """``tt.dot`` on Hopper tensor cores: ``wgmma.mma_async`` (PTX ISA 9.7.15; sm_90a).
 
 Applies when the accumulator has an mma version 3 layout (set by ``accelerate-matmul`` for
-``--arch sm_90a``); other dots go to ``dot_mma.py`` / ``dot_fma.py``. Both operands are
+``--arch sm_90a``; ``dot.py`` chooses); other dots go to ``dot_mma.py`` / ``dot_fma.py``. Both operands are
 deferred ``ttg.local_load``s (see ``shared_ops.py``) of buffers in a
 :func:`~tritonc.transforms.accelerate_matmul.wgmma_layout`: the tensor cores read them from
 shared memory through 64-bit *matrix descriptors*; no fragment goes through registers.
@@ -49,26 +49,11 @@ from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.distribution import mma_reps
 from tritonc.ir.layouts import MmaLayout
 
-from .lowering import F32, HANDLERS, I32, I64, const, lowers
+from .lowering import F32, I32, I64, const, lowers
 from .smem_access import DeferredLoad, elem_bytes, row_width, shared_offset
-
-_previous_handler = HANDLERS["tt.dot"]
 
 #: Swizzle width in bytes -> the descriptor's mode bits (PTX ISA 9.7.15.5.1).
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
-
-
-def is_wgmma_dot(op) -> bool:
-    layout = op.result.type.layout
-    return isinstance(layout, MmaLayout) and layout.version == 3
-
-
-@lowers("tt.dot")
-def _dot(lw, op) -> None:
-    if is_wgmma_dot(op):
-        lower_wgmma_dot(lw, op)
-    else:
-        _previous_handler(lw, op)
 
 
 class _Descriptors:
