@@ -47,11 +47,11 @@ that is contiguous and aligned along a pointer tile's fastest dimension.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..ir.core import Block, BlockArgument, Function, Module, Operation, Value
 from ..ir.ops import has_trait
-from ..ir.types import PointerType, ScalarType, Type, element_type, shape_of
+from ..ir.types import PointerType, element_type, shape_of
 from ..passes import Analysis, AnalysisManager
 from .axis_info_lattice import (MAX_ACCESS_BYTES, MAX_DIVISIBILITY, AxisInfo, as_shape, constant_dims,  # noqa: F401
                                 divisibility_at, dims, int_bits, pessimistic, pow2_divisor, pow2_floor,

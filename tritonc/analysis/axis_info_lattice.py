@@ -5,7 +5,7 @@ each entry): :class:`AxisInfo` and the helpers over it and over types that the a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..ir.types import PointerType, ScalarType, Type, element_type, shape_of
 

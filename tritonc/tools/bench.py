@@ -29,7 +29,6 @@ Needs torch, triton and a GPU; exit status 1 if a check failed.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import tempfile
 import time

@@ -23,18 +23,16 @@ vectorised shared-memory traffic come later.
 """
 from __future__ import annotations
 
-import numpy as np
-
+from tritonc.ir.core import Operation
 from tritonc.ir.distribution import redistribution, register_map
 from tritonc.ir.scratch import smem_elem_bytes, through_shared_bytes
-from tritonc.ir.types import TileType
 
 from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir
-from .lowering import I32, const, lowers
+from .lowering import I32, KernelLowering, const, lowers
 
 
 @lowers("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans")
-def _redistribute(lw, op) -> None:
+def _redistribute(lw: KernelLowering, op: Operation) -> None:
     src, dst, select = redistribution(op)
     regs = lw.get(op.operands[0])
     lw.dist(src), lw.dist(dst)  # checks that both layouts are for this kernel's threads
@@ -45,7 +43,7 @@ def _redistribute(lw, op) -> None:
         lw.set(op.result, through_shared(lw, op, regs, src, dst, select))
 
 
-def through_shared(lw, op, src_regs, src_type, dst_type, select) -> list:
+def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_type, select) -> list:
     """Registers of ``dst_type`` from ``src_regs`` through ``op``'s scratch: store, barrier, load."""
     sd, dd = lw.dist(src_type), lw.dist(dst_type)
     elem = src_type.element

@@ -22,7 +22,7 @@ from tritonc.target import Target
 from .dot_fma import lower_fma_dot
 from .dot_mma import lower_mma_dot
 from .dot_wgmma import lower_wgmma_dot
-from .lowering import lowers
+from .lowering import KernelLowering, lowers
 
 #: mma layout version -> instruction.
 _MMA_VERSIONS = {2: "mma.sync", 3: "wgmma"}
@@ -52,5 +52,5 @@ def dot_instruction(op: Operation, target: Target) -> str:
 
 
 @lowers("tt.dot")
-def _dot(lw, op: Operation) -> None:
+def _dot(lw: KernelLowering, op: Operation) -> None:
     LOWER_DOT[dot_instruction(op, lw.target)](lw, op)

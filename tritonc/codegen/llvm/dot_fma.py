@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.core import Operation
 from tritonc.ir.scratch import dot_scratch, fma_dot_b_offset, smem_elem_bytes
 from tritonc.ir.types import ScalarType
 
 from .elementwise import intrinsic_call
 from .layout_math import canonical_ir, coords_ir, linear_ids_ir
-from .lowering import I32, const, llvm_type
+from .lowering import I32, KernelLowering, const, llvm_type
 
 
 def _to_acc(b: ir.IRBuilder, v: ir.Value, src: ScalarType, acc: ScalarType, acc_ty: ir.Type) -> ir.Value:
@@ -43,7 +44,7 @@ def _to_acc(b: ir.IRBuilder, v: ir.Value, src: ScalarType, acc: ScalarType, acc_
     return b.fptosi(v, acc_ty)
 
 
-def _stage(lw, regs, tile, base: int) -> None:
+def _stage(lw: KernelLowering, regs, tile, base: int) -> None:
     dist = lw.dist(tile)
     nbytes = smem_elem_bytes(tile.element)
     canon = canonical_ir(lw, dist)
@@ -54,7 +55,7 @@ def _stage(lw, regs, tile, base: int) -> None:
             lw.smem_store(v, tile.element, lw.scratch_address(base, b.mul(lin[r], const(I32, nbytes))))
 
 
-def lower_fma_dot(lw, op) -> None:
+def lower_fma_dot(lw: KernelLowering, op: Operation) -> None:
     """Lower ``tt.dot`` ``op`` with one FMA per product (see the module docstring)."""
     a, bv, acc = op.operands
     at, bt, ct = a.type, bv.type, op.result.type

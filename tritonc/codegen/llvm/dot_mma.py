@@ -34,10 +34,11 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.core import Operation
 from tritonc.ir.distribution import mma_reps
 from tritonc.ir.layouts import DotOperandLayout
 
-from .lowering import F16, F32, I32, const, llvm_type
+from .lowering import F16, F32, I32, KernelLowering, const, llvm_type
 from .shared_ops import DeferredLoad, FragmentLoader
 
 def _mma_kind(a_el, acc_el) -> tuple[str, ir.Type, list, ir.Type]:
@@ -57,7 +58,7 @@ def _mma_kind(a_el, acc_el) -> tuple[str, ir.Type, list, ir.Type]:
 class _Operand:
     """The 32-bit fragment words of one dot operand, from ldmatrix or from registers."""
 
-    def __init__(self, lw, value, reg_ty: ir.Type, kw: int):
+    def __init__(self, lw: KernelLowering, value, reg_ty: ir.Type, kw: int):
         self.lw, self.reg_ty, self.kw = lw, reg_ty, kw
         lowered = lw.get(value)
         t = value.type
@@ -99,7 +100,7 @@ class _Operand:
         return vec if self.reg_ty == vec.type else b.bitcast(vec, self.reg_ty)
 
 
-def lower_mma_dot(lw, op) -> None:
+def lower_mma_dot(lw: KernelLowering, op: Operation) -> None:
     a, b_, acc = op.operands
     at, ct = a.type, op.result.type
     if not (isinstance(at.layout, DotOperandLayout) and isinstance(b_.type.layout, DotOperandLayout)):

@@ -46,10 +46,11 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.core import Operation
 from tritonc.ir.distribution import mma_reps
 from tritonc.ir.layouts import MmaLayout
 
-from .lowering import F32, I32, I64, const, lowers
+from .lowering import F32, I32, I64, KernelLowering, const, lowers
 from .smem_access import DeferredLoad, elem_bytes, row_width, shared_offset
 
 #: Swizzle width in bytes -> the descriptor's mode bits (PTX ISA 9.7.15.5.1).
@@ -61,7 +62,7 @@ class _Descriptors:
     first element is at (M or N coordinate ``mn``, K coordinate ``k``) of the view; ``mn`` may
     have a per-warp-group part (``group_rows`` per group, a multiple of 8 or of the block)."""
 
-    def __init__(self, lw, load: DeferredLoad, operand: int, group_rows: int, groups: int = 1):
+    def __init__(self, lw: KernelLowering, load: DeferredLoad, operand: int, group_rows: int, groups: int = 1):
         self.lw = lw
         buf = load.buf
         t = buf.type
@@ -126,7 +127,7 @@ def _wait_asm(count: int, num: int) -> ir.InlineAsm:
     return ir.InlineAsm(fty, f"wgmma.wait_group.sync.aligned {num};", constraints, side_effect=True)
 
 
-def lower_wgmma_dot(lw, op) -> None:
+def lower_wgmma_dot(lw: KernelLowering, op: Operation) -> None:
     """Lower ``d = tt.dot(a, b, c)`` in an mma v3 layout (see the module docstring): ``a``
     ``[M, K]`` and ``b`` ``[K, N]`` f16/bf16 tiles deferred from shared memory, ``c`` and ``d``
     f32 ``[M, N]``; ``(M / (16 W)) * (N / n) * (K / 16)`` wgmma instructions per warp group.
@@ -178,7 +179,7 @@ def lower_wgmma_dot(lw, op) -> None:
         lw.set(op.result, wait_for(lw, regs, 0))
 
 
-def wait_for(lw, regs: list, num: int) -> list:
+def wait_for(lw: KernelLowering, regs: list, num: int) -> list:
     """``wgmma.wait_group num`` passing ``regs`` (f32 accumulators) through, so that no read
     of them is scheduled before the wait."""
     bld = lw.b
@@ -187,5 +188,5 @@ def wait_for(lw, regs: list, num: int) -> list:
 
 
 @lowers("ttg.wgmma_wait")
-def _wgmma_wait(lw, op) -> None:
+def _wgmma_wait(lw: KernelLowering, op: Operation) -> None:
     lw.set(op.result, wait_for(lw, list(lw.get(op.operands[0])), int(op.attrs["num"])))

@@ -3,20 +3,20 @@
 :mod:`tritonc.ir.distribution` says, for a layout and a shape, which element each register
 of each thread holds (concrete, numpy); the functions here compute the same quantities as
 LLVM i32 values of the running thread (``coords_ir``, ``canonical_ir``, ``linear_ids_ir``,
-thread bases), caching what they emit in the entry block.
+thread bases), caching what they emit in the entry block (``KernelLowering.entry_values``).
 """
 from __future__ import annotations
 
 from tritonc.ir.distribution import Distribution, mma_parent, row_major_strides
 from tritonc.ir.layouts import BlockedLayout, Layout, MmaLayout
 
-from .lowering import I32, const
+from .lowering import I32, KernelLowering, const
 
-def mma_thread_bases_ir(lw, layout: Layout, cta: tuple[int, ...]) -> list:
+def mma_thread_bases_ir(lw: KernelLowering, layout: Layout, cta: tuple[int, ...]) -> list:
     """LLVM i32 values: this thread's base along the two dimensions (see :func:`_mma_thread_bases`)."""
-    key = ("mma_bases", layout, cta)
-    if key in lw.cache:
-        return lw.cache[key]
+    key = (layout, cta)
+    if key in lw.entry_values.mma_bases:
+        return lw.entry_values.mma_bases[key]
     eb = lw.eb
     mma = mma_parent(layout)
     wm_n, wn_n = mma.warps_per_cta
@@ -38,36 +38,36 @@ def mma_thread_bases_ir(lw, layout: Layout, cta: tuple[int, ...]) -> list:
         bases = [lin((wm, 16), (g, 1)), lin((t, layout.k_width), (wn, cta[1] // wn_n))]
     else:
         bases = [lin((t, layout.k_width), (wm, cta[0] // wm_n)), lin((wn, 8), (g, 1))]
-    lw.cache[key] = bases
+    lw.entry_values.mma_bases[key] = bases
     return bases
 
 
-def mma_lane_ids_ir(lw) -> tuple:
+def mma_lane_ids_ir(lw: KernelLowering) -> tuple:
     """``(g, t) = (lane // 4, lane % 4)`` (i32, entry block)."""
-    if "mma_lane" not in lw.cache:
+    if lw.entry_values.mma_lane is None:
         lane = lw.lane()
-        lw.cache["mma_lane"] = (lw.eb.lshr(lane, const(I32, 2)), lw.eb.and_(lane, const(I32, 3)))
-    return lw.cache["mma_lane"]
+        lw.entry_values.mma_lane = (lw.eb.lshr(lane, const(I32, 2)), lw.eb.and_(lane, const(I32, 3)))
+    return lw.entry_values.mma_lane
 
 
-def mma_warp_ids_ir(lw, mma: MmaLayout) -> tuple:
+def mma_warp_ids_ir(lw: KernelLowering, mma: MmaLayout) -> tuple:
     """``(wm, wn)``: this warp's position in ``mma.warps_per_cta`` (i32, entry block)."""
-    key = ("mma_warp", mma.warps_per_cta)
-    if key not in lw.cache:
+    key = mma.warps_per_cta
+    if key not in lw.entry_values.mma_warp:
         eb = lw.eb
         wm_n, wn_n = mma.warps_per_cta
         warp = lw.warp()
         wn = eb.urem(warp, const(I32, wn_n)) if wn_n > 1 else const(I32, 0)
         wm = eb.urem(eb.udiv(warp, const(I32, wn_n)), const(I32, wm_n)) if wm_n > 1 else const(I32, 0)
-        lw.cache[key] = (wm, wn)
-    return lw.cache[key]
+        lw.entry_values.mma_warp[key] = (wm, wn)
+    return lw.entry_values.mma_warp[key]
 
 
-def thread_bases_ir(lw, blocked: BlockedLayout) -> list:
+def thread_bases_ir(lw: KernelLowering, blocked: BlockedLayout) -> list:
     """LLVM i32 values: this thread's base along each dimension of ``blocked``."""
-    key = ("bases", blocked)
-    if key in lw.cache:
-        return lw.cache[key]
+    key = blocked
+    if key in lw.entry_values.bases:
+        return lw.entry_values.bases[key]
     eb = lw.eb
     lane, warp = lw.lane(), lw.warp()
     bases = [None] * blocked.rank
@@ -79,15 +79,15 @@ def thread_bases_ir(lw, blocked: BlockedLayout) -> list:
         lstride *= tpw
         wstride *= wpc
         bases[d] = eb.add(eb.mul(w, const(I32, spt * tpw)), eb.mul(t, const(I32, spt)))
-    lw.cache[key] = bases
+    lw.entry_values.bases[key] = bases
     return bases
 
 
-def _unwrapped_ir(lw, dist: Distribution) -> list:
+def _unwrapped_ir(lw: KernelLowering, dist: Distribution) -> list:
     """Per register, per blocked dimension: ``base + offset`` (before the wrap)."""
-    key = ("unwrapped", dist.layout, dist.shape)
-    if key in lw.cache:
-        return lw.cache[key]
+    key = (dist.layout, dist.shape)
+    if key in lw.entry_values.unwrapped:
+        return lw.entry_values.unwrapped[key]
     if isinstance(dist.blocked, BlockedLayout):
         bases = thread_bases_ir(lw, dist.blocked)
     else:
@@ -102,15 +102,15 @@ def _unwrapped_ir(lw, dist: Distribution) -> list:
                 memo[k] = lw.eb.add(bases[d], const(I32, o)) if o else bases[d]
             row.append(memo[k])
         out.append(row)
-    lw.cache[key] = out
+    lw.entry_values.unwrapped[key] = out
     return out
 
 
-def coords_ir(lw, dist: Distribution) -> list[list]:
+def coords_ir(lw: KernelLowering, dist: Distribution) -> list[list]:
     """Per register, per tile dimension: the i32 coordinate of the element it holds."""
-    key = ("coords", dist.layout, dist.shape)
-    if key in lw.cache:
-        return lw.cache[key]
+    key = (dist.layout, dist.shape)
+    if key in lw.entry_values.coords:
+        return lw.entry_values.coords[key]
     unwrapped = _unwrapped_ir(lw, dist)
     memo: dict = {}
     out = []
@@ -123,16 +123,16 @@ def coords_ir(lw, dist: Distribution) -> list[list]:
                 memo[k] = lw.eb.urem(u, const(I32, dist.pshape[d])) if dist.wraps(d) else u
             row.append(memo[k])
         out.append(row)
-    lw.cache[key] = out
+    lw.entry_values.coords[key] = out
     return out
 
 
-def canonical_ir(lw, dist: Distribution) -> list:
+def canonical_ir(lw: KernelLowering, dist: Distribution) -> list:
     """Per register: an i1 that is true where it is the element's canonical copy, or
     ``None`` where it always is (no wrap in any dimension)."""
-    key = ("canonical", dist.layout, dist.shape)
-    if key in lw.cache:
-        return lw.cache[key]
+    key = (dist.layout, dist.shape)
+    if key in lw.entry_values.canonical:
+        return lw.entry_values.canonical[key]
     unwrapped = _unwrapped_ir(lw, dist)
     memo: dict = {}
     out = []
@@ -146,7 +146,7 @@ def canonical_ir(lw, dist: Distribution) -> list:
                 memo[k] = lw.eb.icmp_unsigned("<", unwrapped[r][d], const(I32, dist.pshape[d]))
             pred = memo[k] if pred is None else lw.eb.and_(pred, memo[k])
         out.append(pred)
-    lw.cache[key] = out
+    lw.entry_values.canonical[key] = out
     return out
 
 
@@ -159,9 +159,9 @@ def linear_ir(builder, coords: list, shape: tuple[int, ...]):
     return lin if lin is not None else const(I32, 0)
 
 
-def linear_ids_ir(lw, dist: Distribution) -> list:
+def linear_ids_ir(lw: KernelLowering, dist: Distribution) -> list:
     """Per register: the i32 row-major linear id of its element."""
-    key = ("linear", dist.layout, dist.shape)
-    if key not in lw.cache:
-        lw.cache[key] = [linear_ir(lw.eb, c, dist.shape) for c in coords_ir(lw, dist)]
-    return lw.cache[key]
+    key = (dist.layout, dist.shape)
+    if key not in lw.entry_values.linear:
+        lw.entry_values.linear[key] = [linear_ir(lw.eb, c, dist.shape) for c in coords_ir(lw, dist)]
+    return lw.entry_values.linear[key]

@@ -201,6 +201,44 @@ class KernelInfo:
         return 32 * self.num_warps
 
 
+@dataclass
+class EntryValues:
+    """Values a kernel computes once, in its entry block, and the lowering reuses (what was a
+    bag of string keys, ``lw.cache``). Each field says what it holds and who fills it."""
+
+    #: ``%tid.x``-style special registers by name (:meth:`KernelLowering.sreg`).
+    sregs: dict[str, ir.Value] = field(default_factory=dict)
+    #: ``tid % 32`` and ``tid / 32`` (:meth:`KernelLowering.lane`, :meth:`KernelLowering.warp`).
+    lane: ir.Value | None = None
+    warp: ir.Value | None = None
+    #: ``tid == 0``: the thread that does a scalar side effect once (``memory.scalar_leader``).
+    leader: ir.Value | None = None
+    #: The empty metadata node of ``!invariant.load`` (``memory``).
+    invariant_md: Any = None
+    #: Axis info of the module being lowered (``memory.axis_info``).
+    axis_info: Any = None
+    #: ``(lane // 4, lane % 4)`` of the mma fragments, ``(lane // 8, lane % 8)`` of ldmatrix rows.
+    mma_lane: tuple | None = None
+    ldmatrix_lane: tuple | None = None
+    #: mma ``warps_per_cta`` -> this warp's ``(wm, wn)`` (``layout_math.mma_warp_ids_ir``).
+    mma_warp: dict[tuple, tuple] = field(default_factory=dict)
+    #: ``(layout, cta)`` -> this thread's base of an mma or dot-operand layout.
+    mma_bases: dict[tuple, list] = field(default_factory=dict)
+    #: blocked layout -> this thread's base per dimension (``layout_math.thread_bases_ir``).
+    bases: dict[Any, list] = field(default_factory=dict)
+    #: ``(layout, shape)`` -> per register: unwrapped positions, coordinates, canonical
+    #: predicates, row-major linear ids (``layout_math``).
+    unwrapped: dict[tuple, list] = field(default_factory=dict)
+    coords: dict[tuple, list] = field(default_factory=dict)
+    canonical: dict[tuple, list] = field(default_factory=dict)
+    linear: dict[tuple, list] = field(default_factory=dict)
+    #: ldmatrix row addresses and the warp's operand base (``shared_ops.FragmentLoader``).
+    ldmatrix_rows: dict[tuple, list] = field(default_factory=dict)
+    ldmatrix_base: dict[tuple, tuple] = field(default_factory=dict)
+    #: Swizzled shared-memory offsets by layout, shape, base and low constant (``smem_access``).
+    smem_offsets: dict[tuple, tuple] = field(default_factory=dict)
+
+
 def uses_wgmma(f: Function) -> bool:
     """Whether function ``f`` has a ``tt.dot`` in an mma v3 (wgmma) layout."""
     for op in f.walk():
@@ -225,7 +263,7 @@ class KernelLowering:
         self.options = options or CodegenOptions()
         self.capability = target.capability
         self.values: dict[Value, Any] = {}
-        self.cache: dict[Any, Any] = {}
+        self.entry_values = EntryValues()
         self.shared_bytes = int(f.attrs.get("shared_bytes", 0))
         self.params: list[ParamInfo] = []
         self.nc_values: set[Value] = set()
@@ -244,23 +282,23 @@ class KernelLowering:
 
     def sreg(self, name: str) -> ir.Value:
         """``%tid.x``-style special register, read once in the entry block."""
-        key = ("sreg", name)
-        if key not in self.cache:
-            self.cache[key] = self.call(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [], self.eb)
-        return self.cache[key]
+        sregs = self.entry_values.sregs
+        if name not in sregs:
+            sregs[name] = self.call(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [], self.eb)
+        return sregs[name]
 
     def tid(self) -> ir.Value:
         return self.sreg("tid.x")
 
     def lane(self) -> ir.Value:
-        if "lane" not in self.cache:
-            self.cache["lane"] = self.eb.and_(self.tid(), const(I32, 31), name="lane")
-        return self.cache["lane"]
+        if self.entry_values.lane is None:
+            self.entry_values.lane = self.eb.and_(self.tid(), const(I32, 31), name="lane")
+        return self.entry_values.lane
 
     def warp(self) -> ir.Value:
-        if "warp" not in self.cache:
-            self.cache["warp"] = self.eb.lshr(self.tid(), const(I32, 5), name="warp")
-        return self.cache["warp"]
+        if self.entry_values.warp is None:
+            self.entry_values.warp = self.eb.lshr(self.tid(), const(I32, 5), name="warp")
+        return self.entry_values.warp
 
     def barrier(self, proxy_fence: bool = True) -> None:
         """``bar.sync 0``: every thread of the CTA waits (PTX ISA 9.7.13.1). In a kernel with

@@ -63,18 +63,19 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from tritonc.ir.core import BlockArgument, Function, Operation, Value
+from tritonc.analysis.axis_info import AxisInfoAnalysis
+from tritonc.ir.core import BlockArgument, Operation, Value
 from tritonc.ir.types import PointerType, ScalarType, TileType, element_type
 
 from .elementwise import define, map_regs, num_regs
 from .layout_math import canonical_ir
-from .lowering import GPTR, I1, I8, I16, I32, I64, const, llvm_type, lowers, storage_type
+from .lowering import GPTR, I1, I8, I16, I32, I64, KernelLowering, const, llvm_type, lowers, storage_type
 
 #: Widest access one thread makes with one instruction, in bytes (``ld.global.v4.b32``).
 MAX_ACCESS_BYTES = 16
 
 @lowers("tt.addptr")
-def _addptr(lw, op) -> None:
+def _addptr(lw: KernelLowering, op: Operation) -> None:
     pointee = storage_type(element_type(op.result.type).pointee)
 
     def gep(p, off):
@@ -124,7 +125,7 @@ def offset_chain(ptr: Value) -> tuple[Value, list[Value]] | None:
         v = op.operands[0]
 
 
-def mad_wide(lw, acc: ir.Value, off: ir.Value, elem_bytes: int) -> ir.Value:
+def mad_wide(lw: KernelLowering, acc: ir.Value, off: ir.Value, elem_bytes: int) -> ir.Value:
     """``acc + sext(off) * elem_bytes`` (i64, mod 2^64; ``off`` i32) as an inline-asm
     ``mad.wide.s32`` that LLVM cannot take apart (see the module docstring)."""
     asm = ir.InlineAsm(ir.FunctionType(I64, [I32, I64]), f"mad.wide.s32 $0, $1, {elem_bytes}, $2;", "=l,r,l",
@@ -140,7 +141,7 @@ class _WideAddresses:
     the same for every row a thread copies) costs one ``mad.wide`` for ``base + rk`` and one
     per row, with nothing but the i32 offsets and the scalar base live across trips."""
 
-    def __init__(self, lw, base: ir.Value, offsets: list[list], n: int, elem_bytes: int, used):
+    def __init__(self, lw: KernelLowering, base: ir.Value, offsets: list[list], n: int, elem_bytes: int, used):
         self.lw, self.n, self.eb = lw, n, elem_bytes
         self.base = base
         self.offsets = sorted(offsets, key=lambda o: len({id(o[i]) for i in used}))
@@ -170,7 +171,7 @@ class _WideAddresses:
         return self.made[i]
 
 
-def access_addresses(lw, op: Operation, ptr: Value, n: int, used=None):
+def access_addresses(lw: KernelLowering, op: Operation, ptr: Value, n: int, used=None):
     """The ``n`` address registers of the pointer tile ``ptr`` for the global access ``op``
     (which reads registers ``used``, default all): formed at the access
     (:class:`_WideAddresses`) for an :func:`offset_chain` over an iteration argument of a loop
@@ -186,12 +187,12 @@ def access_addresses(lw, op: Operation, ptr: Value, n: int, used=None):
 
 
 @lowers("tt.ptr_to_int")
-def _ptr_to_int(lw, op) -> None:
+def _ptr_to_int(lw: KernelLowering, op: Operation) -> None:
     map_regs(lw, op, lambda p: lw.b.ptrtoint(p, I64))
 
 
 @lowers("tt.int_to_ptr")
-def _int_to_ptr(lw, op) -> None:
+def _int_to_ptr(lw: KernelLowering, op: Operation) -> None:
     map_regs(lw, op, lambda i: lw.b.inttoptr(lw.b.zext(i, I64) if i.type.width < 64 else i, GPTR))
 
 
@@ -225,14 +226,14 @@ def from_bits(b: ir.IRBuilder, v: ir.Value, ty: ir.Type) -> ir.Value:
     return b.bitcast(v, ty)
 
 
-def _ld_global(lw, nc: bool) -> str:
+def _ld_global(lw: KernelLowering, nc: bool) -> str:
     """``ld.global`` with its qualifiers: ``.nc``, and the cache operator (before it) and
     eviction priority (after it) of ``-fload-cache-op`` / ``-fload-eviction``."""
     cache_op, eviction = lw.options.load_cache_op, lw.options.load_eviction
     return f"ld.global{'.' + cache_op if cache_op else ''}{'.nc' if nc else ''}{'.' + eviction if eviction else ''}"
 
 
-def masked_load(lw, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
+def masked_load(lw: KernelLowering, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
     reg, ptx_ty, c = _asm_type(ty)
     other_bits = to_bits(lw.b, other, reg) if other is not None else ir.Constant(reg, 0)
     text = (f"mov.b{reg.width} $0, $3;\n\t"
@@ -242,23 +243,23 @@ def masked_load(lw, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: i
     return from_bits(lw.b, loaded, ty)
 
 
-def _invariant(lw, load: ir.Instruction, invariant: bool) -> ir.Instruction:
+def _invariant(lw: KernelLowering, load: ir.Instruction, invariant: bool) -> ir.Instruction:
     """Mark ``load`` ``!invariant.load`` (so NVPTX selects ``ld.global.nc``) when asked."""
     if invariant:
-        if "invariant_md" not in lw.cache:
-            lw.cache["invariant_md"] = lw.module.add_metadata([])
-        load.set_metadata("invariant.load", lw.cache["invariant_md"])
+        if lw.entry_values.invariant_md is None:
+            lw.entry_values.invariant_md = lw.module.add_metadata([])
+        load.set_metadata("invariant.load", lw.entry_values.invariant_md)
     return load
 
 
-def plain_load(lw, ptr: ir.Value, ty: ir.Type, invariant: bool = False) -> ir.Value:
+def plain_load(lw: KernelLowering, ptr: ir.Value, ty: ir.Type, invariant: bool = False) -> ir.Value:
     if ty == I1:
         v = _invariant(lw, lw.b.load(ptr, typ=I8, align=1), invariant)
         return lw.b.icmp_unsigned("!=", v, const(I8, 0))
     return _invariant(lw, lw.b.load(ptr, typ=ty, align=max(1, _bits(ty) // 8)), invariant)
 
 
-def predicated_store(lw, ptr: ir.Value, value: ir.Value, pred: ir.Value | None) -> None:
+def predicated_store(lw: KernelLowering, ptr: ir.Value, value: ir.Value, pred: ir.Value | None) -> None:
     ty = value.type
     if pred is None:
         if ty == I1:
@@ -271,26 +272,25 @@ def predicated_store(lw, ptr: ir.Value, value: ir.Value, pred: ir.Value | None) 
     lw.b.call(asm, [ptr, to_bits(lw.b, value, reg), pred])
 
 
-def scalar_leader(lw) -> ir.Value:
+def scalar_leader(lw: KernelLowering) -> ir.Value:
     """i1: this thread is thread 0 (does the CTA's single copy of a scalar side effect)."""
-    if "leader" not in lw.cache:
-        lw.cache["leader"] = lw.eb.icmp_unsigned("==", lw.tid(), const(I32, 0))
-    return lw.cache["leader"]
+    if lw.entry_values.leader is None:
+        lw.entry_values.leader = lw.eb.icmp_unsigned("==", lw.tid(), const(I32, 0))
+    return lw.entry_values.leader
 
 
-def axis_info(lw):
+def axis_info(lw: KernelLowering):
     """Axis info of the module being lowered (computed once per kernel)."""
-    if "axis_info" not in lw.cache:
-        from tritonc.analysis.axis_info import AxisInfoAnalysis
-        lw.cache["axis_info"] = AxisInfoAnalysis(lw.f.parent)
-    return lw.cache["axis_info"]
+    if lw.entry_values.axis_info is None:
+        lw.entry_values.axis_info = AxisInfoAnalysis(lw.f.parent)
+    return lw.entry_values.axis_info
 
 
 def _pow2_divisor(n: int) -> int:
     return n & -n if n > 0 else 1 << 30
 
 
-def vector_width(lw, ptr: Value, mask: Value | None) -> int:
+def vector_width(lw: KernelLowering, ptr: Value, mask: Value | None) -> int:
     """Elements per access for memory op on pointer tile ``ptr`` (see the module docstring);
     1 when the access is not vectorisable (``i1``, under 4 bytes, a slice layout without the
     parent's fastest dimension)."""
@@ -342,7 +342,7 @@ def _regs_list(b, words, nwords):
     return [b.extract_value(words, i) for i in range(nwords)] if nwords > 1 else [words]
 
 
-def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.Type, nc: bool) -> list:
+def vector_masked_load(lw: KernelLowering, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.Type, nc: bool) -> list:
     """One predicated ``ld.global[.nc][.vN].bW`` of ``len(others)`` elements (``others``: the
     ``other`` register of each, or None)."""
     b = lw.b
@@ -368,13 +368,13 @@ def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.T
     return out
 
 
-def vector_plain_load(lw, ptr: ir.Value, ty: ir.Type, vec: int, invariant: bool = False) -> list:
+def vector_plain_load(lw: KernelLowering, ptr: ir.Value, ty: ir.Type, vec: int, invariant: bool = False) -> list:
     b = lw.b
     v = _invariant(lw, b.load(ptr, typ=ir.VectorType(ty, vec), align=vec * _bits(ty) // 8), invariant)
     return [b.extract_element(v, const(I32, i)) for i in range(vec)]
 
 
-def vector_store(lw, ptr: ir.Value, values: list, pred: ir.Value | None) -> None:
+def vector_store(lw: KernelLowering, ptr: ir.Value, values: list, pred: ir.Value | None) -> None:
     """One ``st.global[.vN].bW`` of ``values`` (predicated by ``pred`` when given)."""
     b = lw.b
     ty = values[0].type
@@ -398,7 +398,7 @@ def vector_store(lw, ptr: ir.Value, values: list, pred: ir.Value | None) -> None
 
 
 @lowers("tt.load")
-def _load(lw, op: Operation) -> None:
+def _load(lw: KernelLowering, op: Operation) -> None:
     ptr, mask, other = op.get("ptr"), op.get("mask"), op.get("other")
     ty = llvm_type(element_type(op.result.type))
     n = num_regs(lw, op)
@@ -424,7 +424,7 @@ def _load(lw, op: Operation) -> None:
 
 
 @lowers("tt.store")
-def _store(lw, op: Operation) -> None:
+def _store(lw: KernelLowering, op: Operation) -> None:
     ptr, value, mask = op.get("ptr"), op.get("value"), op.get("mask")
     if isinstance(ptr.type, TileType):
         dist = lw.dist(ptr)

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.core import Operation
 from tritonc.ir.distribution import lane_stride, lanes_and_warps, warp_stride
 from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import TileType
 
 from .elementwise import intrinsic_call
 from .layout_math import canonical_ir, linear_ids_ir
-from .lowering import F32, I32, I64, const, lowers
+from .lowering import F32, I32, I64, KernelLowering, const, lowers
 
 #: From this many warps on, the partials of stage 3 are combined by a butterfly over lanes.
 SHUFFLE_COMBINE_WARPS = 8
@@ -48,7 +49,7 @@ _COMBINE_INTRINSIC = {"maxsi": "smax", "minsi": "smin", "maxui": "umax", "minui"
                       "maxnumf": "maxnum", "minnumf": "minnum"}
 
 
-def combiner(lw, name: str):
+def combiner(lw: KernelLowering, name: str):
     """A function ``(a, b) -> a (+) b`` for the ``combine`` attribute ``name``."""
     if name in _COMBINE:
         method = _COMBINE[name]
@@ -57,7 +58,7 @@ def combiner(lw, name: str):
     return lambda a, b: intrinsic_call(lw, base, [a, b])
 
 
-def shuffle_xor(lw, v: ir.Value, lane_mask: int) -> ir.Value:
+def shuffle_xor(lw: KernelLowering, v: ir.Value, lane_mask: int) -> ir.Value:
     """``shfl.sync.bfly`` of any scalar register type (full warp)."""
     b = lw.b
     args = [const(I32, -1), None, const(I32, lane_mask), const(I32, 31)]
@@ -84,7 +85,7 @@ def shuffle_xor(lw, v: ir.Value, lane_mask: int) -> ir.Value:
 
 
 @lowers("tt.reduce")
-def _reduce(lw, op) -> None:
+def _reduce(lw: KernelLowering, op: Operation) -> None:
     src = op.operands[0]
     axis = op.attrs["axis"]
     combine = combiner(lw, op.attrs["combine"])

@@ -53,13 +53,14 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.core import Operation
 from tritonc.ir.distribution import mma_parent, mma_reps
 from tritonc.ir.layouts import DotOperandLayout, SharedLayout
 from tritonc.ir.ttg_ops import subview_layout
 from tritonc.ir.types import MemDescType, TileType
 
 from .layout_math import canonical_ir, mma_warp_ids_ir
-from .lowering import I32, const, llvm_type, lowers
+from .lowering import I32, KernelLowering, const, llvm_type, lowers
 from .memory import access_addresses
 from .smem_access import (DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,
                           elem_bytes, load_tile, register_offsets, store_tile, vector_groups)
@@ -92,12 +93,12 @@ def ldmatrix_mode(buf_type: MemDescType, layout) -> str | None:
     return "trans" if eb == 2 else None
 
 
-def _lane_row_ids(lw) -> tuple:
+def _lane_row_ids(lw: KernelLowering) -> tuple:
     """``(i, r) = (lane // 8, lane % 8)`` for ldmatrix row addresses (entry block)."""
-    if "ldm_lane" not in lw.cache:
+    if lw.entry_values.ldmatrix_lane is None:
         lane = lw.lane()
-        lw.cache["ldm_lane"] = (lw.eb.lshr(lane, const(I32, 3)), lw.eb.and_(lane, const(I32, 7)))
-    return lw.cache["ldm_lane"]
+        lw.entry_values.ldmatrix_lane = (lw.eb.lshr(lane, const(I32, 3)), lw.eb.and_(lane, const(I32, 7)))
+    return lw.entry_values.ldmatrix_lane
 
 
 class FragmentLoader:
@@ -105,7 +106,7 @@ class FragmentLoader:
     of repetition ``rep`` (``rm`` for A, ``rn`` for B) and K step ``kk``: ``a0..a3`` (A) or
     ``b0, b1`` (B), as i32 values."""
 
-    def __init__(self, lw, buf: SharedBuffer, layout: DotOperandLayout, shape):
+    def __init__(self, lw: KernelLowering, buf: SharedBuffer, layout: DotOperandLayout, shape):
         self.lw, self.buf, self.layout, self.shape = lw, buf, layout, tuple(shape)
         self.mode = ldmatrix_mode(buf.type, layout)
         if self.mode is None:
@@ -131,8 +132,9 @@ class FragmentLoader:
         d1 = tuple(a - b for a, b in zip(origins[1], o0))
         d2 = tuple(a - b for a, b in zip(origins[2], o0))
         assert tuple(o0[k] + d1[k] + d2[k] for k in range(2)) == tuple(origins[3])
-        key = ("ldm_lane_sym", d1, d2, row_dim, tuple(id(x) for x in lane_base))
-        if key not in lw.cache:
+        key = (d1, d2, row_dim, tuple(id(x) for x in lane_base))
+        rows = lw.entry_values.ldmatrix_rows
+        if key not in rows:
             bit0 = eb_.and_(i, const(I32, 1))
             bit1 = eb_.lshr(i, const(I32, 1))
             sym = []
@@ -145,8 +147,8 @@ class FragmentLoader:
                 if k == row_dim:
                     v = eb_.add(v, r)
                 sym.append(v)
-            lw.cache[key] = sym
-        sym = lw.cache[key]
+            rows[key] = sym
+        sym = rows[key]
         return self.ob.offset(sym, [o + s_ for o, s_ in zip(o0, self.buf.start)])
 
     def _warp_bases(self) -> tuple:
@@ -195,14 +197,15 @@ class FragmentLoader:
 
     def _sym_base(self, key, make, dim: int) -> tuple:
         """Per-dimension symbolic base: the warp's row (A) / column (B) start; 0 along K."""
-        cache_key = ("ldm_base", key[0], self.mma.warps_per_cta)
-        if cache_key not in self.lw.cache:
+        cache_key = (key[0], self.mma.warps_per_cta)
+        bases = self.lw.entry_values.ldmatrix_base
+        if cache_key not in bases:
             v = make()
-            self.lw.cache[cache_key] = (v, const(I32, 0)) if dim == 0 else (const(I32, 0), v)
-        return self.lw.cache[cache_key]
+            bases[cache_key] = (v, const(I32, 0)) if dim == 0 else (const(I32, 0), v)
+        return bases[cache_key]
 
 
-def unpack_words(lw, words: list, element, kw: int) -> list:
+def unpack_words(lw: KernelLowering, words: list, element, kw: int) -> list:
     """Split i32 words into ``kw`` elements each (little-endian: element 0 in the low bits)."""
     b = lw.b
     ety = llvm_type(element)
@@ -216,7 +219,7 @@ def unpack_words(lw, words: list, element, kw: int) -> list:
     return out
 
 
-def ldmatrix_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
+def ldmatrix_tile(lw: KernelLowering, buf: SharedBuffer, tile: TileType) -> list:
     """All registers of a dot-operand tile, read with ``ldmatrix``."""
     fl = FragmentLoader(lw, buf, tile.layout, tile.shape)
     regs = []
@@ -228,7 +231,7 @@ def ldmatrix_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
 
 # -- handlers ------------------------------------------------------------------------------
 
-def buffer_of(lw, v) -> SharedBuffer:
+def buffer_of(lw: KernelLowering, v) -> SharedBuffer:
     buf = lw.get(v)
     if not isinstance(buf, SharedBuffer):
         raise InternalCompilerError(f"lowering: {v!r} is not a shared-memory buffer")
@@ -236,7 +239,7 @@ def buffer_of(lw, v) -> SharedBuffer:
 
 
 @lowers("ttg.local_alloc")
-def _local_alloc(lw, op) -> None:
+def _local_alloc(lw: KernelLowering, op: Operation) -> None:
     offset = op.attrs.get("smem_offset")
     if offset is None:
         raise InternalCompilerError("lowering: ttg.local_alloc has no smem_offset (run allocate-shared first)")
@@ -251,13 +254,13 @@ def _local_alloc(lw, op) -> None:
 
 
 @lowers("ttg.local_store")
-def _local_store(lw, op) -> None:
+def _local_store(lw: KernelLowering, op: Operation) -> None:
     value, dst = op.operands
     store_tile(lw, buffer_of(lw, dst), lw.get(value), value.type)
 
 
 @lowers("ttg.memdesc_subview")
-def _subview(lw, op) -> None:
+def _subview(lw: KernelLowering, op: Operation) -> None:
     src = buffer_of(lw, op.operands[0])
     index = lw.get(op.operands[1])
     t = op.result.type
@@ -270,14 +273,14 @@ def _subview(lw, op) -> None:
 
 
 @lowers("ttg.memdesc_trans")
-def _memdesc_trans(lw, op) -> None:
+def _memdesc_trans(lw: KernelLowering, op: Operation) -> None:
     src = buffer_of(lw, op.operands[0])
     origin = tuple(src.start[o] for o in op.attrs["order"]) if src.origin else ()
     lw.values[op.result] = SharedBuffer(src.base, op.result.type, origin)
 
 
 @lowers("ttg.memdesc_subslice")
-def _memdesc_subslice(lw, op) -> None:
+def _memdesc_subslice(lw: KernelLowering, op: Operation) -> None:
     src = buffer_of(lw, op.operands[0])
     origin = tuple(a + o for a, o in zip(src.start, op.attrs["offsets"]))
     lw.values[op.result] = SharedBuffer(src.base, op.result.type, origin)
@@ -301,7 +304,7 @@ def deferred_by_dot(op) -> bool:
 
 
 @lowers("ttg.local_load")
-def _local_load(lw, op) -> None:
+def _local_load(lw: KernelLowering, op: Operation) -> None:
     buf = buffer_of(lw, op.operands[0])
     t = op.result.type
     if deferred_by_dot(op):
@@ -316,7 +319,7 @@ def _local_load(lw, op) -> None:
 # -- cp.async ------------------------------------------------------------------------------
 
 @lowers("ttg.async_copy_global_to_local")
-def _async_copy(lw, op) -> None:
+def _async_copy(lw: KernelLowering, op: Operation) -> None:
     ptr, dst = op.operands[0], op.operands[1]
     mask = op.operands[2] if len(op.operands) > 2 else None
     buf = buffer_of(lw, dst)
@@ -358,12 +361,12 @@ def _async_copy(lw, op) -> None:
 
 
 @lowers("ttg.async_commit_group")
-def _commit(lw, op) -> None:
+def _commit(lw: KernelLowering, op: Operation) -> None:
     lw.call("llvm.nvvm.cp.async.commit.group", ir.VoidType(), [])
 
 
 @lowers("ttg.async_wait")
-def _wait(lw, op) -> None:
+def _wait(lw: KernelLowering, op: Operation) -> None:
     lw.call("llvm.nvvm.cp.async.wait.group", ir.VoidType(), [const(I32, int(op.attrs["num"]))])
 
 
