@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, recursion_headroom
+from .ir.clone import clone_module
 from .ir.core import Module
 from .ir.printer import print_module
 from .options import CodegenOptions, CompileOptions
@@ -72,18 +73,31 @@ class PassOptions:
 def read_source(source_or_path: str | Path) -> tuple[str, str]:
     """``(text, path)`` for a path to a ``.tri`` file or for source text itself.
 
-    A string containing a newline or a ``(`` is taken as source text (path ``<source>``).
+    A :class:`~pathlib.Path` is a path. A string is a path when it is one line that names an
+    existing file or ends in ``.tri`` (so a missing ``kernel.tri`` is reported as missing);
+    any other string is source text (path ``<source>``).
 
     Raises:
         CompileError: the file cannot be read.
     """
-    if isinstance(source_or_path, Path) or ("\n" not in source_or_path and "(" not in source_or_path):
+    if isinstance(source_or_path, Path) or _names_a_file(source_or_path):
         path = str(source_or_path)
         try:
             return decode_source(Path(path).read_bytes(), path), path
         except OSError as e:
             raise CompileError(f"cannot read '{path}': {e.strerror or e}") from None
     return str(source_or_path), "<source>"
+
+
+def _names_a_file(text: str) -> bool:
+    if "\n" in text or not text.strip():
+        return False
+    if text.endswith(".tri"):
+        return True
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # not a usable path (too long, a NUL byte): source text
+        return False
 
 
 def decode_source(data: bytes, path: str) -> str:
@@ -232,8 +246,6 @@ class Compilation:
 
     @cached_property
     def ttir(self) -> Module:
-        from .transforms.specialize import clone_module
-
         # ``specialize`` goes first: the variants' assumptions must be in place for every pass.
         names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
         module = run_pipeline(clone_module(self._frontend), names, self.pass_options)
@@ -273,7 +285,10 @@ class Compilation:
         from .ir.parser import parse_module
 
         self._require_kernel()
-        module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
+        # A copy through the text (the tt module stays as it was): the ttg IR then names its
+        # values as the printed tt IR does (clone_module would keep the name hints, and the
+        # printer would number them differently).
+        module = parse_module(print_module(self.ttir))
         module.attrs["num_warps"] = self.num_warps
         run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
                      allow_tf32=self.options.allow_tf32, num_stages=self.options.num_stages, arch=self.target.arch,

@@ -157,3 +157,22 @@ def test_identity_changes_with_the_target():
 def test_identity_of_an_unknown_arch_is_an_error():
     with pytest.raises(CompileError, match="unsupported GPU architecture 'sm_75'"):
         artifact_identity(CompileOptions(arch="sm_75"))
+
+
+# ----------------------------------------------------------------------------- read_source
+
+
+def test_read_source_tells_paths_from_text(tmp_path):
+    from tritonc.driver import read_source
+
+    kernel = tmp_path / "k"  # a file without the .tri suffix, no newline or '(' in its name
+    kernel.write_text("void k() {}\n")
+    assert read_source(str(kernel)) == ("void k() {}\n", str(kernel))
+    one_line = "void k(int *p) { *p = 1; }"  # one line of source text
+    assert read_source(one_line) == (one_line, "<source>")
+    assert read_source("void k()\n{}\n") == ("void k()\n{}\n", "<source>")
+    odd = tmp_path / "f(1).tri"  # a path with a '(' in it
+    odd.write_text("void f() {}\n")
+    assert read_source(str(odd))[1] == str(odd)
+    with pytest.raises(CompileError, match="cannot read 'missing.tri'"):
+        read_source("missing.tri")
