@@ -2,7 +2,7 @@
 
 Each case builds a kernel that stores ``op(constants...)``, runs it in the interpreter before
 and after ``canonicalize``, and compares the stored bits; it also checks that the op was
-folded whenever :func:`~tritonc.transforms.folding.fold` says it can be.
+folded whenever :func:`~tritonc.ir.folding.fold` says it can be.
 """
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ from tritonc.ir.ttg_ops import subview_layout, trans_shared_layout
 from tritonc.ir.ops import get_opdef
 from tritonc.ir.types import I1, I32, MemDescType, TileType, element_type
 from tritonc.passes import AnalysisManager, Pass, register_pass
-from tritonc.target import WARP_SIZE
+from tritonc.target import DEFAULT_ARCH, WARP_SIZE, Target
 
 from .accelerate_matmul import operand_layout
 from .pipeline_plan import (Candidate, LoopCloner, LoopPlan, build_limit, is_zero_constant, limit_form, operand_wants,
@@ -265,7 +265,8 @@ class SoftwarePipeliner:
                          * (2 if c.mask_kind in ("limit", "prefix") else 1) for c in plan.candidates)
             regs = slice_registers(dot.result.type.shape, a_layout.parent.warps_per_cta, self.num_warps, chunks,
                                    dot.operands[0].type.element.bytes)
-            if regs > min(255, 65536 // threads):
+            target = Target(self.options.arch)
+            if regs > min(target.max_registers_per_thread, target.registers_per_sm // threads):
                 return None
         return dot, loads[0], loads[1], k_slice
 
@@ -522,6 +523,8 @@ class SoftwarePipeline(Pass):
     name = "software-pipeline"
     num_stages: int = 3
     num_warps: int = 4
+    #: The target architecture (its register file bounds the ``auto`` K-slice prefetch).
+    arch: str = DEFAULT_ARCH
     #: Split the dot into K slices, prefetching slice kk + 1 before the mma of slice kk and the
     #: next trip's slice 0 right after the one barrier per trip (see the module docstring):
     #: ``"on"``, ``"off"``, or ``"auto"``: where :func:`slice_registers` fits the register file
