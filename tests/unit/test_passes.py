@@ -223,3 +223,19 @@ def test_opt_emit_errors():
             "    %r = tt.make_range {start = 0, end = 16} : i32[16]\n    tt.return\n  }\n}\n")
     status, _, err = run_opt(["-", "--emit=llir"], tile)  # no layouts: not lowerable
     assert status == 3 and "internal compiler error" in err and "has no layout" in err
+
+
+def test_tritonc_opt_is_an_installed_command(tmp_path):
+    """The RUN lines name ``tritonc-opt``: the console script next to this python runs it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "tritonc-opt"
+    assert exe.exists(), "tritonc-opt is not installed (pip install -e .)"
+    source = tmp_path / "k.ttir"
+    source.write_text(TEXT)
+    proc = subprocess.run([str(exe), str(source), "--passes=canonicalize", "--emit=llir", "--arch=sm_80"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "define ptx_kernel void" in proc.stdout
