@@ -58,7 +58,7 @@ from tritonc.ir.ops import scratch_bytes
 from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import PointerType, ScalarType, TileType, Type
 from tritonc.options import CodegenOptions
-from tritonc.target import Target
+from tritonc.target import WARP_SIZE, Target
 
 
 #: op name -> handler(lowering, op)
@@ -198,7 +198,7 @@ class KernelInfo:
 
     @property
     def num_threads(self) -> int:
-        return 32 * self.num_warps
+        return WARP_SIZE * self.num_warps
 
 
 @dataclass
@@ -269,6 +269,11 @@ class KernelLowering:
         self.nc_values: set[Value] = set()
         self.wgmma = uses_wgmma(f)
 
+    @property
+    def num_threads(self) -> int:
+        """Threads of the CTA: ``num_warps`` warps of the Target's warp size."""
+        return self.target.warp_size * self.num_warps
+
     # -- building blocks ---------------------------------------------------------------------
     def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
         fn = self.module.globals.get(name)
@@ -292,12 +297,13 @@ class KernelLowering:
 
     def lane(self) -> ir.Value:
         if self.entry_values.lane is None:
-            self.entry_values.lane = self.eb.and_(self.tid(), const(I32, 31), name="lane")
+            self.entry_values.lane = self.eb.and_(self.tid(), const(I32, self.target.warp_size - 1), name="lane")
         return self.entry_values.lane
 
     def warp(self) -> ir.Value:
         if self.entry_values.warp is None:
-            self.entry_values.warp = self.eb.lshr(self.tid(), const(I32, 5), name="warp")
+            shift = self.target.warp_size.bit_length() - 1
+            self.entry_values.warp = self.eb.lshr(self.tid(), const(I32, shift), name="warp")
         return self.entry_values.warp
 
     def barrier(self, proxy_fence: bool = True) -> None:
@@ -401,9 +407,9 @@ class KernelLowering:
         if not isinstance(t, TileType) or t.layout is None:
             raise InternalCompilerError(f"lowering: {t} has no layout (run assign-layouts first)")
         d = distribution(t.layout, t.shape)
-        if d.num_threads != 32 * self.num_warps:
+        if d.num_threads != self.num_threads:
             raise InternalCompilerError(f"layout {t.layout} is for {d.num_threads} threads, "
-                                        f"the kernel has {32 * self.num_warps}")
+                                        f"the kernel has {self.num_threads}")
         return d
 
     # -- driver ------------------------------------------------------------------------------
@@ -429,7 +435,7 @@ class KernelLowering:
             self.params.append(ParamInfo(arg.name or f"arg{len(self.params)}", t, str(lt), dict(attrs)))
         self.fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), f.name)
         self.fn.calling_convention = "ptx_kernel"
-        set.add(self.fn.attributes, f'"nvvm.maxntid"="{32 * self.num_warps}"')
+        set.add(self.fn.attributes, f'"nvvm.maxntid"="{self.num_threads}"')
         min_ctas = min_ctas_per_sm(f, self.num_warps, self.shared_bytes, self.dist, self.target, self.options)
         if min_ctas:
             set.add(self.fn.attributes, f'"nvvm.minctasm"="{min_ctas}"')
