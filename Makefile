@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 BUILD  := build
-ARCH   ?= sm_90a
+ARCH   ?=
 
 .PHONY: setup run test test-fast golden gpu-check bench clean
 
@@ -16,10 +16,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-# The main job: examples/matmul.tri -> cubin, PTX, C header and Python launcher in build/.
+# The main job: examples/matmul.tri -> cubin, PTX, C header and Python launcher in build/
+# (for tritonc's default arch, or ARCH=sm_80 etc.).
 run: setup
 	mkdir -p $(BUILD)
-	$(VENV)/bin/tritonc examples/matmul.tri --arch $(ARCH) -o $(BUILD)/matmul.cubin --emit=cubin,ptx,header,py
+	$(VENV)/bin/tritonc examples/matmul.tri $(if $(ARCH),--arch $(ARCH)) -o $(BUILD)/matmul.cubin --emit=cubin,ptx,header,py
 	@ls -l $(BUILD)/matmul.*
 
 # The whole CPU test suite (GPU tests under tests/gpu skip themselves without a GPU).

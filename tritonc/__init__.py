@@ -5,12 +5,12 @@ The pipeline (``tritonc.driver``) is: C preprocessor -> lark parser -> sema -> t
 machine-independent passes -> GPU tile IR with layouts -> LLVM IR (llvmlite) -> PTX -> cubin,
 plus a generated C header and Python launcher module.
 """
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
 
 
 def interpret(*args, **kwargs):
     """Compile Triton-C and run a kernel with the numpy interpreter (lazy import of
-    :func:`tritonc.interpreter.interpret`, which documents the arguments)."""
-    from .interpreter import interpret as _interpret
+    :func:`tritonc.driver.interpret`, which documents the arguments)."""
+    from .driver import interpret as _interpret
 
     return _interpret(*args, **kwargs)

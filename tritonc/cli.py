@@ -14,10 +14,10 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from .version import __version__
 from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, SourceManager, UsageError, parse_warning_flags
 from .files import same_file_as, write_all_atomically
-from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
+from .options import ARCHS, DEFAULT_ARCH, EMIT_SUFFIXES, CompileOptions, codegen_flags_help, parse_codegen_flags
 
 EXAMPLES = """\b
 Examples:
@@ -31,7 +31,10 @@ Examples:
 Output kinds (--emit, or the suffix of -o): ttir (.ttir), ttgir (.ttgir), llir (.ll),
 ptx (.ptx), cubin (.cubin), header (.h), py (.py). With several kinds each is written next
 to the -o base name with its own suffix.
-"""
+
+\b
+Code-generation flags (-f<name> / -fno-<name>, -f<name>=VALUE; the defaults are measured best):
+""" + codegen_flags_help() + "\n"
 
 
 def _parse_define(text: str) -> tuple[str, str | None]:
@@ -181,10 +184,12 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
               help="Neither read nor write the compile cache ($TRITONC_CACHE_DIR or the user cache directory; "
                    "TRITONC_NO_CACHE=1 does the same).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which meta-parameters the cost model chose and why.")
-@click.option("--arch", type=click.Choice(ARCHS), default="sm_90a", show_default=True,
+@click.option("--arch", type=click.Choice(ARCHS), default=DEFAULT_ARCH, show_default=True,
               help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
 @click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
+@click.option("-f", "codegen_flags", multiple=True, metavar="FLAG",
+              help="Code-generation flag, e.g. -fno-wide-addresses, -ff32-division=rn (listed below).")
 @click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror; -W<name> / -Wno-<name> switch a warning on / off: "
                    + ", ".join(WARNING_FLAGS) + ".")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
@@ -199,8 +204,8 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
-            no_cache, verbose, arch,
-            use_ptxas, allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
+            no_cache, verbose, arch, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
+            print_ir_after_all, time_passes, print_analysis, specialize):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -222,6 +227,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     stages = stages_list[0] if stages_list else None
     if jobs is not None and jobs < 1:
         raise click.BadParameter(f"{jobs} is not a positive number of processes", param_hint="-j")
+    try:
+        codegen = parse_codegen_flags(codegen_flags)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="-f") from None
     pipeline = list(dict.fromkeys(("specialize",) + TT_PIPELINE + TTG_PIPELINE))
     for name in print_after:
         if name not in pipeline:
@@ -239,7 +248,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize, hint=_parse_hints(hints), grid=grid)
+        specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     from .variants import has_variants

@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import TextIO
 
 from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, UsageError, recursion_headroom
+from .ir.clone import clone_module
 from .ir.core import Module
 from .ir.printer import print_module
-from .options import CompileOptions
+from .options import CodegenOptions, CompileOptions
+from .target import Target
 
 #: Machine-independent passes on the tt level, in order. ``inline`` comes first so that the
 #: other passes see whole kernels; ``canonicalize`` and ``cse`` run again after ``licm`` because
@@ -71,18 +73,31 @@ class PassOptions:
 def read_source(source_or_path: str | Path) -> tuple[str, str]:
     """``(text, path)`` for a path to a ``.tri`` file or for source text itself.
 
-    A string containing a newline or a ``(`` is taken as source text (path ``<source>``).
+    A :class:`~pathlib.Path` is a path. A string is a path when it is one line that names an
+    existing file or ends in ``.tri`` (so a missing ``kernel.tri`` is reported as missing);
+    any other string is source text (path ``<source>``).
 
     Raises:
         CompileError: the file cannot be read.
     """
-    if isinstance(source_or_path, Path) or ("\n" not in source_or_path and "(" not in source_or_path):
+    if isinstance(source_or_path, Path) or _names_a_file(source_or_path):
         path = str(source_or_path)
         try:
             return decode_source(Path(path).read_bytes(), path), path
         except OSError as e:
             raise CompileError(f"cannot read '{path}': {e.strerror or e}") from None
     return str(source_or_path), "<source>"
+
+
+def _names_a_file(text: str) -> bool:
+    if "\n" in text or not text.strip():
+        return False
+    if text.endswith(".tri"):
+        return True
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # not a usable path (too long, a NUL byte): source text
+        return False
 
 
 def decode_source(data: bytes, path: str) -> str:
@@ -378,6 +393,15 @@ def run_pipeline(module: Module, names: tuple[str, ...], popts: PassOptions | No
     return module
 
 
+def pass_codegen_options(codegen: CodegenOptions) -> dict[str, object]:
+    """The :class:`~tritonc.options.CodegenOptions` fields as pass options: a pass that has a
+    field of the same name (``software-pipeline``'s ``slice_prefetch``, ...) gets its value
+    (:func:`run_pipeline` gives each pass only its own fields)."""
+    import dataclasses
+
+    return {f.name: getattr(codegen, f.name) for f in dataclasses.fields(codegen)}
+
+
 def _pass_fields(name: str) -> set[str]:
     import dataclasses
 
@@ -453,8 +477,6 @@ class Compilation:
 
     @cached_property
     def ttir(self) -> Module:
-        from .transforms.specialize import clone_module
-
         # ``specialize`` goes first: the variants' assumptions must be in place for every pass.
         names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
         module = clone_module(self._frontend)
@@ -496,11 +518,15 @@ class Compilation:
         from .ir.parser import parse_module
 
         self._require_kernel()
-        module = parse_module(print_module(self.ttir))  # the tt module stays printable as it was
+        # A copy through the text (the tt module stays as it was): the ttg IR then names its
+        # values as the printed tt IR does (clone_module would keep the name hints, and the
+        # printer would number them differently).
+        module = parse_module(print_module(self.ttir))
         module.attrs["num_warps"] = self.num_warps
         with self.timer("ttg passes"):
             run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
-                         allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.options.arch)
+                         allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.target.arch,
+                         **pass_codegen_options(self.options.codegen))
         self._print_analyses(module, ttg=True)
         return module
 
@@ -531,17 +557,16 @@ class Compilation:
         with self.timer("lowering to LLVM IR"):
             from .codegen.llvm import lower_module
 
-            return lower_module(ttgir, target_arch=self.options.arch)
+            return lower_module(ttgir, self.target, self.options.codegen)
 
     @property
     def llir(self) -> str:
         return self.lowered.llvm_ir
 
     @cached_property
-    def target(self):
-        from .codegen.target import Target
-
-        return Target(self.options.arch)
+    def target(self) -> Target:
+        """The :class:`~tritonc.target.Target` of ``options.arch``."""
+        return self.options.target
 
     @cached_property
     def ptx(self) -> str:
@@ -634,3 +659,27 @@ def compile_to_ttir(source_or_path: str | Path, *, kernel: str | None = None, de
         include_dirs=list(include_dirs), tune={k: [int(v)] for k, v in (tunables or {}).items()},
         kernel=kernel, num_warps=num_warps)
     return Compilation(source_or_path, options).ttir
+
+
+def interpret(path_or_source: str | Path, kernel: str | None, grid, *args, defines=None, num_warps: int = 4,
+              tunables=None, include_dirs=(), order_seed: int | None = None):
+    """Compile Triton-C source (a path or the text) to tile IR and run ``kernel`` on ``args``
+    in the numpy interpreter (``tritonc.interpret``).
+
+    ``kernel=None`` picks the only kernel of the file. The remaining keywords go to
+    :func:`compile_to_ttir`; ``order_seed`` as in :func:`tritonc.interpreter.run_function`.
+
+    Raises:
+        tritonc.diagnostics.CompileError: the source does not compile.
+        tritonc.interpreter.InterpreterError: as :func:`tritonc.interpreter.run_function`.
+    """
+    from .interpreter import InterpreterError, run_function
+
+    module = compile_to_ttir(path_or_source, kernel=kernel, defines=defines, include_dirs=include_dirs,
+                             tunables=tunables, num_warps=num_warps)
+    if kernel is None:
+        kernels = [g.name for g in module.functions if g.kind == "kernel"]
+        if len(kernels) != 1:
+            raise InterpreterError(f"name the kernel to run: the source has {len(kernels)} kernels ({', '.join(kernels)})")
+        kernel = kernels[0]
+    return run_function(module, kernel, grid, list(args), num_warps=num_warps, order_seed=order_seed)

@@ -1,10 +1,29 @@
-"""Compile options shared by the CLI, the driver, the interpreter and the tests."""
+"""Compile options shared by the CLI, the driver, the interpreter and the tests.
+
+* :class:`CompileOptions`: what one compilation is asked for (macros, tile meta-parameters,
+  warps, stages, the arch) and its :class:`CodegenOptions`;
+* :class:`CodegenOptions`: every switch of the code generator, each a documented
+  ``-f<name>`` / ``-fno-<name>`` flag of ``tritonc`` (:func:`parse_codegen_flags`,
+  :func:`codegen_flags_help`);
+* :func:`artifact_identity`: everything that changes what a compilation produces, for the
+  key of a compile cache.
+
+The facts about the GPU (warp size, shared memory, which dot instructions exist) are not
+options: they are :class:`tritonc.target.Target`'s.
+"""
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
-#: GPU architectures tritonc can target (``--arch``).
-ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+from .target import ARCHS, DEFAULT_ARCH, Target
+
+__all__ = ["ARCHS", "DEFAULT_ARCH", "EMIT_SUFFIXES", "CodegenOptions", "CompileOptions", "artifact_identity",
+           "codegen_flags_help", "parse_codegen_flags"]
 
 #: Output kinds, by ``--emit`` name, with the file suffix each one is written to.
 EMIT_SUFFIXES = {
@@ -16,6 +35,84 @@ EMIT_SUFFIXES = {
     "header": ".h",
     "py": ".py",
 }
+
+
+#: ``-f`` values of a three-way switch: on, off, or the compiler's own rule.
+ON_OFF_AUTO = ("on", "off", "auto")
+#: PTX cache operators of ``ld`` (PTX ISA 9.7.9.8 ld, "Cache operators").
+LOAD_CACHE_OPS = ("", "ca", "cg", "cs", "lu", "cv")
+#: PTX eviction priorities of ``ld`` (PTX ISA 9.7.9.8 ld, ``.level::eviction_priority``).
+LOAD_EVICTIONS = ("", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last",
+                  "L1::no_allocate")
+
+
+def _flag(default: Any, doc: str, choices: tuple[str, ...] = ()) -> Any:
+    """A :class:`CodegenOptions` field: its ``-f`` help text and, for a string, its values."""
+    return field(default=default, metadata={"doc": doc, "choices": choices})
+
+
+@dataclass(frozen=True)
+class CodegenOptions:
+    """Every switch the code generator reads (the transforms after ``assign-layouts`` and the
+    LLVM lowering). Each field ``name`` is the ``tritonc`` flag ``-f<name>`` (``_`` spelled
+    ``-``): a bool is ``-fname`` / ``-fno-name``; a three-way switch (``"on"``, ``"off"``,
+    ``"auto"``) is ``-fname`` / ``-fno-name`` / ``-fname=auto``; a string is ``-fname=VALUE``.
+    The defaults are what the measurements in ``benchmarks/RESULTS.md`` chose; the others exist
+    to measure what a choice costs (``tritonc.tools.bench --experiments``) and are not needed
+    for correct code, except ``f32_division=rn`` (IEEE division) and the two ``exp`` switches,
+    which trade accuracy (see their help).
+    """
+
+    occupancy_hint: bool = _flag(
+        True, "ask ptxas for two CTAs per SM (.minnctapersm 2) on kernels of 256 to 512 threads "
+              "without a dot whose loaded data fits half of the bounded registers")
+    read_only_cache: bool = _flag(True, "load through read-only pointers with ld.global.nc")
+    load_cache_op: str = _flag("", "cache operator of masked global loads: ca, cg, cs, lu or cv (PTX ld)",
+                               LOAD_CACHE_OPS)
+    load_eviction: str = _flag("", "eviction priority of masked global loads: L1::evict_normal, "
+                                   "L1::evict_unchanged, L1::evict_first, L1::evict_last or "
+                                   "L1::no_allocate (PTX ld)", LOAD_EVICTIONS)
+    wide_addresses: bool = _flag(True, "form the addresses of global accesses in loops at the access "
+                                       "(mad.wide.s32) instead of carrying 64-bit pointers")
+    f32_division: str = _flag("full", "f32 '/': 'full' (div.full.f32 with a range fix-up, 2 ulp) or "
+                                      "'rn' (IEEE div.rn.f32, slower)", ("full", "rn"))
+    exp_uncorrected: bool = _flag(False, "f32 exp as ex2.approx(x * log2 e) alone (OpenAI Triton's; "
+                                         "its error grows with |x| beyond the spec's bound)")
+    exp_ftz: bool = _flag(False, "f32 exp with ex2.approx.ftz (subnormal results flushed to zero)")
+    fragment_prefetch: bool = _flag(False, "mma.sync dots: load the fragments of K step k+1 before the "
+                                           "mma of step k")
+    slice_prefetch: str = _flag("auto", "pipelined mma.sync loops: split the dot into K slices and "
+                                        "prefetch the next one ('auto': where the registers allow)",
+                                ON_OFF_AUTO)
+    wgmma_in_flight: bool = _flag(True, "pipelined wgmma loops: leave each trip's wgmma running into "
+                                        "the next trip (wgmma.wait_group 1)")
+    wgmma_copies_after_dot: bool = _flag(True, "pipelined wgmma loops with a wgmma in flight: issue the "
+                                               "copies after the dot instead of after the barrier")
+    wgmma_second_barrier: str = _flag("auto", "pipelined wgmma loops with a wgmma in flight: copy one "
+                                              "more trip ahead after a second barrier ('auto': with at "
+                                              "most 4 stages)", ON_OFF_AUTO)
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            choices = f.metadata["choices"]
+            value = getattr(self, f.name)
+            if not isinstance(value, type(f.default)):
+                raise ValueError(f"codegen option '{f.name}' must be a {type(f.default).__name__}, got {value!r}")
+            if choices and value not in choices:
+                raise ValueError(f"codegen option '{f.name}' must be one of "
+                                 f"{', '.join(repr(c) for c in choices)}, got {value!r}")
+
+    def flags(self) -> list[str]:
+        """The ``-f`` flags that give these options (those that differ from the defaults)."""
+        out = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value == f.default:
+                continue
+            name = f.name.replace("_", "-")
+            out.append(f"-f{name}" if value is True or value == "on" else
+                       f"-fno-{name}" if value is False or value == "off" else f"-f{name}={value}")
+        return out
 
 
 @dataclass
@@ -39,8 +136,9 @@ class CompileOptions:
             ``None`` picks them from the kernel's tiles (:mod:`tritonc.analysis.num_warps`).
         num_stages: software-pipelining depth for loops that feed ``@``; ``None`` lets the cost
             model choose (:mod:`tritonc.tuning.cost_model`; 3 for kernels without a dot).
-        arch: target GPU architecture, one of :data:`ARCHS` (default ``sm_90a``: H100/H200 with
-            wgmma; ``sm_90`` keeps Hopper on mma.sync).
+        arch: target GPU architecture, one of :data:`ARCHS` (default
+            :data:`~tritonc.target.DEFAULT_ARCH`, ``sm_90a``: H100/H200 with wgmma; ``sm_90``
+            keeps Hopper on mma.sync).
         allow_tf32: let ``@`` on float operands use TF32 tensor cores.
         use_ptxas: assemble with ``ptxas`` from PATH instead of nvJitLink.
         warnings_off: warning flags disabled with ``-Wno-<flag>``; ``werror`` for ``-Werror``.
@@ -49,6 +147,7 @@ class CompileOptions:
             (``transforms/specialize.py``). ``None`` (default): only in what the launchers use
             (``cubin``, ``kernels``, header, Python module), IR outputs stay generic; ``True``:
             everywhere, IR and PTX included (``--specialize``); ``False``: never (``--no-specialize``).
+        codegen: the code generator's switches (``-f`` flags).
     """
 
     defines: dict[str, str] = field(default_factory=dict)
@@ -57,7 +156,7 @@ class CompileOptions:
     kernel: str | None = None
     num_warps: int | None = None
     num_stages: int | None = None
-    arch: str = "sm_90a"
+    arch: str = DEFAULT_ARCH
     allow_tf32: bool = False
     use_ptxas: bool = False
     warnings_off: frozenset[str] = frozenset()
@@ -66,3 +165,93 @@ class CompileOptions:
     hint: dict[str, int] = field(default_factory=dict)
     grid: str | None = None
     kernel_suffix: str = ""
+    codegen: CodegenOptions = field(default_factory=CodegenOptions)
+
+    @property
+    def target(self) -> Target:
+        """The :class:`~tritonc.target.Target` of :attr:`arch`.
+
+        Raises:
+            CompileError: an architecture outside :data:`ARCHS`.
+        """
+        return Target(self.arch)
+
+
+def parse_codegen_flags(flags: list[str] | tuple[str, ...], base: CodegenOptions | None = None) -> CodegenOptions:
+    """:class:`CodegenOptions` from ``-f`` flags without the ``-f`` (``"no-wide-addresses"``,
+    ``"f32-division=rn"``), applied in order over ``base`` (default: the defaults).
+
+    Raises:
+        ValueError: an unknown flag, a value for a bool flag, a missing or unknown value, or
+            ``no-`` on a flag that takes a value; the message names the flag and its choices.
+    """
+    fields = {f.name: f for f in dataclasses.fields(CodegenOptions)}
+    changes: dict[str, Any] = {}
+    for text in flags:
+        spelled, eq, value = text.partition("=")
+        negated = spelled.startswith("no-")
+        name = (spelled[3:] if negated else spelled).replace("-", "_")
+        f = fields.get(name)
+        if f is None:
+            known = ", ".join(n.replace("_", "-") for n in fields)
+            raise ValueError(f"unknown code-generation flag '-f{text}' (flags: {known})")
+        choices = f.metadata["choices"]
+        if isinstance(f.default, bool):
+            if eq:
+                raise ValueError(f"'-f{text}': -f{spelled} takes no value")
+            changes[name] = not negated
+        elif choices == ON_OFF_AUTO:
+            if negated and eq:
+                raise ValueError(f"'-f{text}': -fno-{name.replace('_', '-')} takes no value")
+            changes[name] = "off" if negated else value if eq else "on"
+        else:
+            if negated or not eq:
+                raise ValueError(f"'-f{text}': use -f{name.replace('_', '-')}=VALUE with VALUE one of "
+                                 f"{', '.join(c or repr(c) for c in choices)}")
+            changes[name] = value
+        if changes[name] not in choices and choices:
+            raise ValueError(f"'-f{text}': expected one of {', '.join(c or repr(c) for c in choices)}")
+    return dataclasses.replace(base or CodegenOptions(), **changes)
+
+
+def codegen_flags_help() -> str:
+    """The ``-f`` flags with their defaults and help, one per line (for ``tritonc --help``)."""
+    lines = []
+    for f in dataclasses.fields(CodegenOptions):
+        name = f.name.replace("_", "-")
+        if isinstance(f.default, bool):
+            spelling = f"-f{name}" if not f.default else f"-fno-{name}"
+            default = "on" if f.default else "off"
+        elif f.metadata["choices"] == ON_OFF_AUTO:
+            spelling, default = f"-f[no-]{name}[=auto]", f.default
+        else:
+            spelling = f"-f{name}=VALUE"
+            default = f.default or "none"
+        text = f"{spelling:34} {f.metadata['doc']} (default: {default})"
+        lines += textwrap.wrap(text, width=98, initial_indent="  ", subsequent_indent=" " * 37)
+    return "\n".join(lines)
+
+
+def artifact_identity(options: CompileOptions, target: Target | None = None) -> str:
+    """A hex digest that identifies what ``options`` compile to: every :class:`CompileOptions`
+    field (the macros, tunables, warps, stages, TF32, assembler, warning flags, specialisation),
+    every :class:`CodegenOptions` field and the :class:`~tritonc.target.Target`'s
+    :meth:`~tritonc.target.Target.identity` (default: ``options.target``). Two option sets
+    with the same identity produce the same output from the same source text (the compile
+    cache key adds the text of the source and of the files it includes).
+
+    Raises:
+        CompileError: ``options.arch`` is not a supported architecture (when ``target`` is None).
+    """
+    target = target or options.target
+    record = {f.name: getattr(options, f.name) for f in dataclasses.fields(options) if f.name != "codegen"}
+    record["codegen"] = dataclasses.asdict(options.codegen)
+    record["target"] = target.identity()
+    text = json.dumps(record, sort_keys=True, default=_jsonable)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"cannot put {type(value).__name__} {value!r} in an artefact identity")

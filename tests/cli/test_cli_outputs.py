@@ -145,6 +145,32 @@ def test_help_shows_usage_options_and_examples(flag):
     assert "tritonc matmul.tri -o build/matmul --emit=cubin,ptx,header,py" in text
 
 
+def test_help_lists_every_codegen_flag():
+    import dataclasses
+
+    from tritonc.options import CodegenOptions
+
+    text = ok("--help").stdout
+    assert "-f FLAG" in text
+    for f in dataclasses.fields(CodegenOptions):
+        assert f"{f.name.replace('_', '-')}" in text, f.name
+
+
+@pytest.mark.parametrize("flags, present, absent", [
+    ((), ["div.full.f32"], ["div.rn.f32"]),
+    (("-ff32-division=rn",), ["div.rn.f32"], ["div.full.f32"]),
+    (("-fno-read-only-cache",), ["ld.global.b32"], ["ld.global.nc"]),
+    (("-fload-cache-op=cg", "-fload-eviction=L1::no_allocate"), ["ld.global.cg.nc.L1::no_allocate.b32"], ["ld.global.nc.b32"]),
+])
+def test_codegen_flags_reach_the_ptx(flags, present, absent):
+    """-f flags go through the driver to the lowering (softmax: '/' and masked loads)."""
+    ptx = ok(EXAMPLES_DIR / "softmax.tri", "-D", "BLOCK=1024", "--arch", "sm_90", *flags, "--emit=ptx", "-o", "-").stdout
+    for text in present:
+        assert text in ptx, text
+    for text in absent:
+        assert text not in ptx, text
+
+
 def test_help_needs_no_source():
     assert tritonc_process("--help").status == 0
 

@@ -8,8 +8,8 @@ import pytest
 
 from tritonc.codegen import _llvm_worker
 from tritonc.codegen import target as target_mod
-from tritonc.codegen.target import (ARCHS, DATALAYOUT, INTRINSIC_REQUIREMENTS, Target,
-                                    declared_functions, external_functions, llvm_to_ptx)
+from tritonc.codegen.target import INTRINSIC_REQUIREMENTS, declared_functions, external_functions, llvm_to_ptx
+from tritonc.target import ARCHS, DATALAYOUT, DEFAULT_ARCH, Target
 from tritonc.diagnostics import CompileError, InternalCompilerError
 
 DATA = Path(__file__).parent / "data"
@@ -25,10 +25,11 @@ def kernel_calling(decl: str, call: str, globals_: str = "") -> str:
 
 def test_target_defaults():
     t = Target()
-    assert t.arch == "sm_90" and t.ptx_version == 86
-    assert t.features == "+ptx86" and t.cpu == "sm_90"
+    assert t.arch == DEFAULT_ARCH == "sm_90a" and t.ptx_version == 86
+    assert t.features == "+ptx86" and t.cpu == "sm_90a"
     assert t.triple == "nvptx64-nvidia-cuda"
-    assert t.capability == 90 and not t.arch_specific
+    assert t.capability == 90 and t.arch_specific
+    assert not Target("sm_90").arch_specific and Target("sm_90").capability == 90
     assert Target("sm_90a").arch_specific and Target("sm_90a").capability == 90
     assert Target("sm_86").capability == 86
 

@@ -1,7 +1,9 @@
-"""CPU tests of the ttg -> LLVM lowering: every test kernel (``lowering_kernels.py``) goes
-through its ``LOWERING_PASSES`` (layouts, then the shared-memory plan) -> LLVM IR -> PTX
-(llvmlite NVPTX, sm_80 and sm_90) -> cubin (nvJitLink, and ``ptxas`` when it is on PATH);
-FileCheck-style facts about the PTX; and the layout math checked against brute force."""
+"""CPU tests of the ttg -> LLVM lowering: every test kernel (``lowering_kernels.py``, IR in
+``tests/lowering/``) goes through its ``LOWERING_PASSES`` (layouts, then the shared-memory
+plan) -> LLVM IR -> PTX (llvmlite NVPTX, sm_80 and sm_90) -> cubin (nvJitLink, and ``ptxas``
+when it is on PATH); the kernel descriptions and shared-memory sizes; and the layout math
+checked against brute force. What the PTX and LLVM IR must contain is checked by the
+FileCheck files in ``tests/lowering/``."""
 from __future__ import annotations
 
 import re
@@ -13,13 +15,13 @@ import pytest
 
 from tritonc.codegen.cubin import ptx_to_cubin
 from tritonc.codegen.llvm import lower_module
-from tritonc.codegen.llvm.layout_math import distribution
+from tritonc.ir.distribution import distribution
 from tritonc.codegen.target import Target, llvm_to_ptx
 from tritonc.ir.layouts import BlockedLayout, SliceLayout
 from tritonc.ir.parser import parse_module
 from tritonc.ir.verifier import verify_module
 from tritonc.passes import PassManager, get_pass
-from tritonc.transforms.assign_layouts import default_blocked_layout
+from tritonc.ir.layout_algebra import default_blocked_layout
 
 import lowering_kernels as K  # tests/codegen is on sys.path (pytest rootdir-less import)
 
@@ -35,7 +37,7 @@ def prepare(name: str):
 
 
 def lower(name: str, arch: str):
-    return lower_module(prepare(name), arch)
+    return lower_module(prepare(name), Target(arch))
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -49,9 +51,6 @@ def test_kernel_assembles(name, arch, tmp_path):
     ptx = llvm_to_ptx(ir_text, Target(arch))
     assert ".extern .func" not in ptx
     assert f".target {arch}" in ptx
-    for text, lo, hi in K.KERNELS[name].ptx_facts:
-        n = ptx.count(text)
-        assert n >= lo and (hi is None or n <= hi), f"{text!r} occurs {n} times in the PTX of {name}"
     cubin = ptx_to_cubin(ptx, Target(arch))
     assert cubin[:4] == b"\x7fELF"
     if shutil.which("ptxas"):
@@ -80,7 +79,7 @@ def test_shared_memory_is_reported_and_declared_once():
 
 def test_reduction_uses_shuffles_then_shared_memory():
     module = prepare("row_col_sums")
-    ptx = llvm_to_ptx(lower_module(module, "sm_90").llvm_ir, Target("sm_90"))
+    ptx = llvm_to_ptx(lower_module(module, Target("sm_90")).llvm_ir, Target("sm_90"))
     assert "shfl.sync.bfly.b32" in ptx
     # The column sums and the total cross warps through shared memory: store, bar.sync, load.
     # This straight-line kernel's scratch users all sit at offset 0, so insert-barriers puts one
@@ -88,18 +87,6 @@ def test_reduction_uses_shuffles_then_shared_memory():
     users = [op for op in module.walk() if "smem_offset" in op.attrs]
     assert [op.attrs["axis"] for op in users if op.name == "tt.reduce"] == [0, 0]
     assert ptx.count("bar.sync") == 2 * len(users) - 1
-
-
-def test_masked_load_is_predicated_with_other():
-    ir_text = lower("softmax", "sm_90").llvm_ir
-    assert "@$2 ld.global.nc.b32 $0, [ $1 + 0 ];" in ir_text
-    assert "mov.b32 $0, $3;" in ir_text
-
-
-def test_atomics_use_device_scope():
-    ir_text = lower("atomics", "sm_90").llvm_ir
-    assert 'atomicrmw add ptr addrspace(1)' in ir_text and 'syncscope("device") monotonic' in ir_text
-    assert 'atomicrmw fadd ptr addrspace(1)' in ir_text
 
 
 # --------------------------------------------------------------------------- layout math

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tritonc.codegen.llvm.layout_math import distribution
+from tritonc.ir.distribution import distribution
 from tritonc.codegen.llvm.smem_access import shared_offset
 from tritonc.ir.layouts import DotOperandLayout, MmaLayout, SharedLayout, SliceLayout
 from tritonc.transforms.accelerate_matmul import swizzled_layout, warps_per_tile

@@ -18,17 +18,18 @@ import pytest
 from tritonc.simt import run_kernel
 from tritonc.driver import Compilation
 from tritonc.ir.printer import print_module
-from tritonc.options import CompileOptions
+from tritonc.options import CodegenOptions, CompileOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "benchmarks" / "kernels" / "matmul.tri"
 NP = {"half": np.float16, "bfloat16": ml_dtypes.bfloat16, "float": np.float32, "char": np.int8}
 
 
-def compile_matmul(defines, tile, num_warps, num_stages, allow_tf32=False, path=KERNEL, arch="sm_90"):
+def compile_matmul(defines, tile, num_warps, num_stages, allow_tf32=False, path=KERNEL, arch="sm_90",
+                   codegen: CodegenOptions | None = None):
     TM, TN, TK = tile
     opts = CompileOptions(defines=dict(defines), tune={"TM": [TM], "TN": [TN], "TK": [TK]}, num_warps=num_warps,
-                          num_stages=num_stages, allow_tf32=allow_tf32, arch=arch)
+                          num_stages=num_stages, allow_tf32=allow_tf32, arch=arch, codegen=codegen or CodegenOptions())
     return Compilation(path, opts).ttgir
 
 
@@ -189,11 +190,9 @@ def test_fused_epilogue_runs_in_the_mma_layout():
 @pytest.mark.parametrize("defines, tile, num_warps, num_stages", [
     ({}, (64, 64, 32), 4, 3), ({"A_COL": "1", "TYPE": "bfloat16"}, (64, 128, 64), 8, 2),
     ({"B_COL": "1"}, (32, 32, 64), 1, 4)])
-def test_k_slice_prefetch(defines, tile, num_warps, num_stages, monkeypatch):
+def test_k_slice_prefetch(defines, tile, num_warps, num_stages):
     """software-pipeline's K-slice prefetch (one barrier per trip, before the last slice)."""
-    from tritonc.transforms import software_pipeline
-    monkeypatch.setattr(software_pipeline, "SLICE_PREFETCH", True)
-    module = compile_matmul(defines, tile, num_warps, num_stages)
+    module = compile_matmul(defines, tile, num_warps, num_stages, codegen=CodegenOptions(slice_prefetch="on"))
     text = print_module(module)
     assert "ttg.memdesc_subslice" in text and text.count("tt.dot") == tile[2] // 16
     tol = 1e-2 if defines.get("TYPE") == "bfloat16" else 1e-3

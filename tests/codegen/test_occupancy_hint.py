@@ -13,16 +13,17 @@ import pytest
 
 from tritonc.codegen.cubin import assemble_ptx
 from tritonc.driver import Compilation
-from tritonc.options import CompileOptions
+from tritonc.options import CompileOptions, parse_codegen_flags
 from tritonc.tools.examples import by_name
 
 MIN_CTAS = re.compile(r"^\.minnctapersm 2$", re.M)
 
 
-def compile_example(name: str, num_warps: int, **defines) -> Compilation:
+def compile_example(name: str, num_warps: int, flags=(), **defines) -> Compilation:
     example = by_name(name)
     return Compilation(example.path, CompileOptions(arch="sm_90", num_warps=num_warps, specialize=True,
-                                                    defines={**example.defines, **defines}))
+                                                    defines={**example.defines, **defines},
+                                                    codegen=parse_codegen_flags(flags)))
 
 
 @pytest.mark.parametrize("block, warps, hinted", [
@@ -43,10 +44,8 @@ def test_no_hint_for_dot_kernels():
     assert not MIN_CTAS.search(ptx)
 
 
-def test_no_hint_when_switched_off(monkeypatch):
-    import tritonc.codegen.llvm.lowering as lowering
-    monkeypatch.setattr(lowering, "OCCUPANCY_HINT", False)
-    assert not MIN_CTAS.search(compile_example("softmax", 16, BLOCK="16384").ptx)
+def test_no_hint_when_switched_off():
+    assert not MIN_CTAS.search(compile_example("softmax", 16, ["no-occupancy-hint"], BLOCK="16384").ptx)
 
 
 def test_softmax_16384_fits_two_ctas_per_sm():

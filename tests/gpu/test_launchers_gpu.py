@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 from tritonc.codegen.cubin import assemble_ptx
-from tritonc.codegen.target import ARCHS, Target, llvm_to_ptx
+from tritonc.codegen.target import llvm_to_ptx
+from tritonc.target import ARCHS, Target
 from tritonc.launcher.c_header import find_cuda_include, generate_c_header
 from tritonc.launcher.python_module import generate_python_module
 from tritonc.launcher.signature import CompiledKernel, KernelParam, KernelSignature

@@ -54,7 +54,7 @@ def compile_kernel(name: str, arch: str) -> tuple[str, int, int]:
     from tritonc.codegen.llvm import lower_module
     from tritonc.codegen.target import Target, llvm_to_ptx
 
-    lowered = lower_module(module, arch)
+    lowered = lower_module(module, Target(arch))
     info = lowered.kernels[name]
     return llvm_to_ptx(lowered.llvm_ir, Target(arch)), info.num_warps, info.shared_bytes
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tritonc.analysis.axis_info import (MAX_DIVISIBILITY, AxisInfo, AxisInfoAnalysis, _divisibility_at,
-                                        pow2_divisor)
+from tritonc.analysis.axis_info import AxisInfoAnalysis
+from tritonc.analysis.axis_info_lattice import MAX_DIVISIBILITY, AxisInfo, divisibility_at, pow2_divisor
 from tritonc.ir.core import Function, Value
 from tritonc.ir.parser import parse_module
 
@@ -53,11 +53,11 @@ def test_element_divisibility_and_divisibility_at_shorter_runs():
     assert r.element_divisibility(step=4) == 4  # as addresses of 4-byte elements
     rows = AxisInfo((1, 32), (8, 16), (1, 1))  # every element divisible by 8 along dimension 0
     assert rows.element_divisibility() == 8
-    assert _divisibility_at(r, 0, 64, 1) == 64  # same run starts
-    assert _divisibility_at(r, 0, 128, 1) == 64  # coarser runs start at old run starts
-    assert _divisibility_at(r, 0, 4, 1) == 4  # 64k + 4j
-    assert _divisibility_at(r, 0, 4, 2) == 8  # addresses of 2-byte elements
-    assert _divisibility_at(r, 0, 1, 1) == 1
+    assert divisibility_at(r, 0, 64, 1) == 64  # same run starts
+    assert divisibility_at(r, 0, 128, 1) == 64  # coarser runs start at old run starts
+    assert divisibility_at(r, 0, 4, 1) == 4  # 64k + 4j
+    assert divisibility_at(r, 0, 4, 2) == 8  # addresses of 2-byte elements
+    assert divisibility_at(r, 0, 1, 1) == 1
 
 
 def test_str_is_the_print_format():

@@ -7,7 +7,7 @@ from tritonc.analysis.dataflow import (BackwardProblem, DenseForwardProblem, For
                                       solve_dense_forward, solve_forward)
 from tritonc.ir.core import Block, Function, Operation, Value
 from tritonc.ir.parser import parse_module
-from tritonc.transforms.folding import fold
+from tritonc.ir.folding import fold
 
 
 def values_by_name(f: Function) -> dict[str, Value]:

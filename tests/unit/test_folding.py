@@ -2,7 +2,7 @@
 
 Each case builds a kernel that stores ``op(constants...)``, runs it in the interpreter before
 and after ``canonicalize``, and compares the stored bits; it also checks that the op was
-folded whenever :func:`~tritonc.transforms.folding.fold` says it can be.
+folded whenever :func:`~tritonc.ir.folding.fold` says it can be.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tritonc.ir.parser import parse_module
 from tritonc.ir.printer import format_attr_value
 from tritonc.ir.types import SCALARS
 from tritonc.passes import PassManager, get_pass
-from tritonc.transforms.folding import fold, normalize_int
+from tritonc.ir.folding import fold, normalize_int
 
 DTYPE = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
          "f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64}

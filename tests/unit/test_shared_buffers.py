@@ -1,6 +1,6 @@
 """Explicit shared-memory buffers through ``liveness``, ``allocation``, ``allocate-shared`` and
 ``insert-barriers``, with stand-in ops (``test.*``) that declare their effects the way buffer ops
-do (``codegen/llvm/lowering.py``: ``shared_effects``). Buffer handles are ``i64`` values here;
+do (``OpDef.shared_effects``, ``ir/ttg_ops.py``). Buffer handles are ``i64`` values here;
 the analyses look only at the declared effects, not at types.
 """
 from __future__ import annotations
@@ -9,10 +9,9 @@ import pytest
 
 from tritonc.analysis.allocation import SharedAllocation
 from tritonc.analysis.liveness import SharedLiveness
-from tritonc.codegen.llvm import lowering
-from tritonc.codegen.llvm.lowering import SharedEffect
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir import ops as ir_ops
+from tritonc.ir.effects import SharedEffect
 from tritonc.ir.ops import OpDef
 from tritonc.ir.parser import parse_module
 from tritonc.ir.printer import print_module
@@ -29,22 +28,24 @@ EFFECTS = {
     "test.wait": lambda op: [SharedEffect("async_wait", num=op.attrs["num"])],
     "test.use": lambda op: [],  # keeps its buffer alive
 }
-OPDEFS = [OpDef("test.alloc", attrs=("size",), pure=False), OpDef("test.load", operands=("src",), pure=False),
-          OpDef("test.store", operands=("value", "dst"), num_results=0, pure=False),
-          OpDef("test.view", operands=("src", "index"), pure=False),
-          OpDef("test.copy", operands=("dst",), num_results=0, pure=False),
-          OpDef("test.wait", attrs=("num",), num_results=0, pure=False),
-          OpDef("test.use", operands=("src",), num_results=0, pure=False)]
+OPDEFS = [OpDef("test.alloc", attrs=("size",), pure=False, effects=None, shared_effects=EFFECTS["test.alloc"]),
+          OpDef("test.load", operands=("src",), pure=False, effects=None, shared_effects=EFFECTS["test.load"]),
+          OpDef("test.store", operands=("value", "dst"), num_results=0, pure=False, effects=None,
+                shared_effects=EFFECTS["test.store"]),
+          OpDef("test.view", operands=("src", "index"), pure=False, effects=None, shared_effects=EFFECTS["test.view"]),
+          OpDef("test.copy", operands=("dst",), num_results=0, pure=False, effects=None,
+                shared_effects=EFFECTS["test.copy"]),
+          OpDef("test.wait", attrs=("num",), num_results=0, pure=False, effects=None,
+                shared_effects=EFFECTS["test.wait"]),
+          OpDef("test.use", operands=("src",), num_results=0, pure=False, effects=None,
+                shared_effects=EFFECTS["test.use"])]
 
 
 @pytest.fixture(autouse=True)
 def buffer_ops():
     for opdef in OPDEFS:
         ir_ops.register_op(opdef)
-    lowering.SHARED_EFFECTS.update(EFFECTS)
     yield
-    for name in EFFECTS:
-        del lowering.SHARED_EFFECTS[name]
     for opdef in OPDEFS:
         del ir_ops._REGISTRY[opdef.name]
 
@@ -239,7 +240,7 @@ def test_pipelined_loop_needs_one_barrier_per_trip():
 
 
 def test_an_op_using_a_buffer_must_declare_its_effects():
-    with pytest.raises(InternalCompilerError, match="registers no shared_effects"):
+    with pytest.raises(InternalCompilerError, match="declares no shared_effects"):
         run("""
     %a = test.alloc {size = 64} : i64
     %s = arith.addi %a, %a : i64

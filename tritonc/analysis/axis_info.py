@@ -30,7 +30,7 @@ element size. An op carrying a ``multipleof = n`` attribute (a local declared
 ``AxisInfo.cpp`` (visitors for ``make_range``, ``splat``, ``add``/``sub``/``addptr``, ``mul``,
 ``div``/``rem``, shifts, ``and``, comparisons, ``select``, ``expand_dims``, ``broadcast``,
 ``trans``, ``reshape``, ``load``), with two corrections: when an op's runs are shorter than an
-operand's, the divisibility at the new run starts is recomputed (:func:`_divisibility_at`)
+operand's, the divisibility at the new run starts is recomputed (:func:`divisibility_at`)
 instead of reused; and comparisons only keep the constancy Triton derives for the predicates
 where it holds (``x < N`` changes value at ``N``, ``x <= N`` at ``N + 1``).
 
@@ -47,133 +47,17 @@ that is contiguous and aligned along a pointer tile's fastest dimension.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..ir.core import Block, BlockArgument, Function, Module, Operation, Value
-from ..ir.types import PointerType, ScalarType, Type, element_type, shape_of
+from ..ir.ops import has_trait
+from ..ir.types import PointerType, element_type, shape_of
 from ..passes import Analysis, AnalysisManager
+from .axis_info_lattice import (MAX_ACCESS_BYTES, MAX_DIVISIBILITY, AxisInfo, as_shape, constant_dims,  # noqa: F401
+                                divisibility_at, dims, int_bits, pessimistic, pow2_divisor, pow2_floor,
+                                step_bytes)
+from .axis_info_rules import TRANSFER, elementwise_default
 from .dataflow import ForwardProblem, solve_forward
-
-#: Divisibility of the value 0 (and the cap of every divisibility), as in Triton's printouts.
-MAX_DIVISIBILITY = 1 << 31
-
-#: Widest single memory access a thread issues, in bytes (``ld.global.v4.b32``).
-MAX_ACCESS_BYTES = 16
-
-
-def pow2_divisor(n: int) -> int:
-    """The largest power of two dividing ``n`` (:data:`MAX_DIVISIBILITY` for 0, and at most that)."""
-    if n == 0:
-        return MAX_DIVISIBILITY
-    return min(n & -n, MAX_DIVISIBILITY)
-
-
-def _pow2_floor(n: int) -> int:
-    """The largest power of two ``<= n`` (``n >= 1``)."""
-    return 1 << (max(n, 1).bit_length() - 1)
-
-
-@dataclass(frozen=True)
-class AxisInfo:
-    """The facts of one value; every tuple has one entry per dimension (one for a scalar)."""
-
-    contiguity: tuple[int, ...]
-    divisibility: tuple[int, ...]
-    constancy: tuple[int, ...]
-    constant_value: int | None = None
-    nonnegative: bool = False
-
-    @property
-    def rank(self) -> int:
-        return len(self.contiguity)
-
-    @staticmethod
-    def unknown(shape: tuple[int, ...], divisibility: int = 1) -> "AxisInfo":
-        """Nothing known but a divisibility of every element (the pessimistic fact)."""
-        n = len(shape)
-        return AxisInfo((1,) * n, (divisibility,) * n, (1,) * n)
-
-    @staticmethod
-    def constant(value: int, shape: tuple[int, ...]) -> "AxisInfo":
-        """Every element is ``value``."""
-        return AxisInfo((1,) * len(shape), (pow2_divisor(value),) * len(shape), tuple(shape), value, value >= 0)
-
-    def join(self, other: "AxisInfo") -> "AxisInfo":
-        """A fact true of both values: gcd of each entry; the constant only if equal."""
-        return AxisInfo(
-            tuple(map(math.gcd, self.contiguity, other.contiguity)),
-            tuple(map(math.gcd, self.divisibility, other.divisibility)),
-            tuple(map(math.gcd, self.constancy, other.constancy)),
-            self.constant_value if self.constant_value == other.constant_value else None,
-            self.nonnegative and other.nonnegative)
-
-    def element_divisibility(self, step: int = 1) -> int:
-        """A power of two dividing *every* element (``step``: bytes per element for pointers)."""
-        best = 1
-        for c, p in zip(self.contiguity, self.divisibility):
-            best = max(best, p if c == 1 else min(p, step))
-        return best
-
-    def __str__(self) -> str:
-        def show(values: tuple[int, ...]) -> str:
-            return "[" + ", ".join(map(str, values)) + "]"
-
-        text = (f"contiguity={show(self.contiguity)} divisibility={show(self.divisibility)} "
-                f"constancy={show(self.constancy)}")
-        if self.constant_value is not None:
-            text += f" constant_value={self.constant_value}"
-        return text
-
-
-# --- helpers over types ------------------------------------------------------------------------
-
-def dims(t: Type) -> tuple[int, ...]:
-    """The shape the facts of a value of type ``t`` describe: a scalar is one element."""
-    return shape_of(t) or (1,)
-
-
-def step_bytes(t: Type) -> int:
-    """How far apart consecutive elements of a contiguous run are in the value's unit: the
-    element size in bytes for pointers, 1 for integers."""
-    el = element_type(t)
-    return el.pointee.bytes if isinstance(el, PointerType) else 1
-
-
-def _int_bits(t: Type) -> int | None:
-    el = element_type(t)
-    return el.bits if isinstance(el, ScalarType) and el.is_int else None
-
-
-def pessimistic(t: Type) -> AxisInfo:
-    """What is known of a value of type ``t`` about which nothing was proved: pointers are
-    aligned to their element size (spec §3), the rest is divisible by 1."""
-    return AxisInfo.unknown(dims(t), step_bytes(t))
-
-
-def _divisibility_at(info: AxisInfo, d: int, runs: int, step: int) -> int:
-    """A power of two dividing the elements of ``info`` at indices along ``d`` that are multiples
-    of ``runs`` (the run starts of a result whose runs are ``runs`` long).
-
-    Those are run starts of ``info`` when ``runs`` is a multiple of its contiguity; otherwise
-    they lie ``m`` elements into a run, with ``m`` a multiple of ``gcd(runs, contiguity)``'s
-    power-of-two part, so they are ``first + m * step``.
-    """
-    c, p = info.contiguity[d], info.divisibility[d]
-    if runs % c == 0:
-        return p
-    return min(p, step * min(pow2_divisor(runs), pow2_divisor(c)))
-
-
-def _constant_dims(info: AxisInfo, shape: tuple[int, ...]) -> AxisInfo:
-    """``info`` as the fact of a scalar broadcast to ``shape`` (a splat)."""
-    n = len(shape)
-    return AxisInfo((1,) * n, (info.divisibility[0],) * n, tuple(shape), info.constant_value, info.nonnegative)
-
-
-def _as_shape(info: AxisInfo, shape: tuple[int, ...]) -> AxisInfo:
-    """An operand's fact as one of a value of ``shape`` (element-wise operands already are)."""
-    return info if info.rank == len(shape) else _constant_dims(info, shape)
-
 
 class AxisInfoProblem(ForwardProblem[AxisInfo | None]):
     """The axis-info lattice for the sparse forward solver; ``None`` is bottom ("not reached yet").
@@ -204,7 +88,7 @@ class AxisInfoProblem(ForwardProblem[AxisInfo | None]):
             promise = math.lcm(*promises) if promises else 1
             return AxisInfo.unknown(dims(t), max(t.pointee.bytes, pow2_divisor(promise)))
         info = pessimistic(t)
-        if _int_bits(t) is not None and attrs.get("multipleof"):
+        if int_bits(t) is not None and attrs.get("multipleof"):
             info = replace(info, divisibility=(pow2_divisor(int(attrs["multipleof"])),) * info.rank)
         return info
 
@@ -218,16 +102,14 @@ class AxisInfoProblem(ForwardProblem[AxisInfo | None]):
     def transfer(self, op: Operation, operand_facts: list) -> list:
         if any(f is None for f in operand_facts):
             return [None] * len(op.results)
-        from .axis_info_rules import _ELEMENTWISE_PREFIXES, TRANSFER, _elementwise_default
-
         rule = TRANSFER.get(op.name)
-        if rule is None:
-            rule = _elementwise_default if (op.name.startswith(_ELEMENTWISE_PREFIXES) and len(op.results) == 1) else None
+        if rule is None:  # element-wise ops without a rule of their own: equal where operands are
+            rule = elementwise_default if (has_trait(op, "elementwise") and len(op.results) == 1) else None
         if rule is None:
             return [pessimistic(r.type) for r in op.results]
         info = rule(op, operand_facts)
         multiple = op.attrs.get("multipleof")
-        if multiple and _int_bits(op.result.type) is not None:
+        if multiple and int_bits(op.result.type) is not None:
             p = pow2_divisor(int(multiple))
             info = replace(info, divisibility=tuple(max(q, p) for q in info.divisibility))
         return [info]
@@ -273,7 +155,7 @@ class AxisInfoAnalysis(Analysis):
                   max(1, MAX_ACCESS_BYTES // eb))
         if mask is not None:
             vec = min(vec, pow2_divisor(self.info(mask).constancy[dim]))
-        return _pow2_floor(vec)
+        return pow2_floor(vec)
 
     def annotate(self, op: Operation) -> str | None:
         """The ``--print-analysis`` comment of ``op``: the facts of each of its results."""

@@ -1,10 +1,10 @@
 """The per-op transfer rules of ``axis-info``: :data:`TRANSFER` and the functions it names.
 
-Each rule maps an op and the :class:`~tritonc.analysis.axis_info.AxisInfo` facts of its
-operands to the fact of its (single) result, following modern Triton's ``AxisInfo.cpp`` with
-the corrections the ``axis_info`` module docstring lists. The lattice, the helpers over types
-and the solver glue (``AxisInfoProblem.transfer`` looks rules up here; ``AxisInfoAnalysis``)
-stay in ``axis_info.py``, which this module imports (so ``axis_info`` imports it lazily).
+Each rule maps an op and the :class:`~tritonc.analysis.axis_info_lattice.AxisInfo` facts of
+its operands to the fact of its (single) result, following modern Triton's ``AxisInfo.cpp``
+with the corrections the ``axis_info`` module docstring lists. The lattice and the helpers
+over types are in ``axis_info_lattice.py``; the solver glue (``AxisInfoProblem.transfer``
+looks rules up here; ``AxisInfoAnalysis``) in ``axis_info.py``, which imports this module.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from typing import Callable
 
 from ..ir.core import Operation
 from ..ir.types import ScalarType, element_type, shape_of
-from .axis_info import (MAX_DIVISIBILITY, AxisInfo, _as_shape, _constant_dims, _divisibility_at, _int_bits, dims,
-                        pessimistic, pow2_divisor, step_bytes)
+from .axis_info_lattice import (MAX_DIVISIBILITY, AxisInfo, as_shape, constant_dims, divisibility_at, dims,
+                                int_bits, pessimistic, pow2_divisor, step_bytes)
 
 
 # --- transfer functions ------------------------------------------------------------------------
@@ -25,9 +25,9 @@ Transfer = Callable[[Operation, list[AxisInfo]], AxisInfo]
 
 def _fold(op: Operation, facts: list[AxisInfo]) -> int | None:
     """The constant result of an element-wise integer op whose operands are all constant."""
-    from ..transforms.folding import fold
+    from ..ir.folding import fold
 
-    if _int_bits(op.result.type) is None or any(f.constant_value is None for f in facts):
+    if int_bits(op.result.type) is None or any(f.constant_value is None for f in facts):
         return None
     types = [element_type(v.type) for v in op.operands]
     if any(not isinstance(t, ScalarType) for t in types):
@@ -40,7 +40,7 @@ def _binary(op: Operation, facts: list[AxisInfo]) -> tuple[tuple[int, ...], Axis
     """The shared prologue of the two-operand rules: the result shape, both operand facts at that
     shape, and the constant fact of the result when every operand is constant (else ``None``)."""
     shape = dims(op.result.type)
-    lhs, rhs = (_as_shape(f, shape) for f in facts)
+    lhs, rhs = (as_shape(f, shape) for f in facts)
     value = _fold(op, facts)
     return shape, lhs, rhs, (AxisInfo.constant(value, shape) if value is not None else None)
 
@@ -50,12 +50,12 @@ def _gcd_constancy(lhs: AxisInfo, rhs: AxisInfo) -> tuple[int, ...]:
     return tuple(map(math.gcd, lhs.constancy, rhs.constancy))
 
 
-def _elementwise_default(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
+def elementwise_default(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     """Any element-wise op: equal operands give equal results (constancy is the gcd)."""
     shape = dims(op.result.type)
     constancy = tuple(shape)
     for f in facts:
-        constancy = tuple(map(math.gcd, constancy, _as_shape(f, shape).constancy))
+        constancy = tuple(map(math.gcd, constancy, as_shape(f, shape).constancy))
     base = pessimistic(op.result.type)
     return replace(base, constancy=constancy)
 
@@ -63,7 +63,7 @@ def _elementwise_default(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
 def _constant(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     shape = dims(op.result.type)
     value = op.attrs["value"]
-    if _int_bits(op.result.type) is not None and isinstance(value, (bool, int)):
+    if int_bits(op.result.type) is not None and isinstance(value, (bool, int)):
         return AxisInfo.constant(int(value), shape)
     return AxisInfo((1,) * len(shape), (1,) * len(shape), tuple(shape))
 
@@ -80,7 +80,7 @@ def _program_id(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
 
 
 def _splat(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
-    return _constant_dims(facts[0], dims(op.result.type))
+    return constant_dims(facts[0], dims(op.result.type))
 
 
 def _identity(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
@@ -137,7 +137,7 @@ def _reshape(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
 def _add_sub(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     """``arith.addi``/``arith.subi``/``tt.addptr``: contiguous + constant stays contiguous."""
     shape = dims(op.result.type)
-    lhs, rhs = (_as_shape(f, shape) for f in facts)
+    lhs, rhs = (as_shape(f, shape) for f in facts)
     sub = op.name == "arith.subi"
     step = step_bytes(op.result.type)
     scale = step if op.name == "tt.addptr" else 1  # the offset counts elements, the address bytes
@@ -147,8 +147,8 @@ def _add_sub(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
         if not sub:
             runs = max(runs, math.gcd(lhs.constancy[d], rhs.contiguity[d]))
         c.append(runs)
-        p.append(min(MAX_DIVISIBILITY, math.gcd(_divisibility_at(lhs, d, runs, step),
-                                                _divisibility_at(rhs, d, runs, 1) * scale)))
+        p.append(min(MAX_DIVISIBILITY, math.gcd(divisibility_at(lhs, d, runs, step),
+                                                divisibility_at(rhs, d, runs, 1) * scale)))
         k.append(math.gcd(lhs.constancy[d], rhs.constancy[d]))
     value = _fold(op, facts) if op.name != "tt.addptr" else None
     nonneg = lhs.nonnegative and rhs.nonnegative and not sub and op.name != "tt.addptr"
@@ -193,7 +193,7 @@ def _div(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     k = _gcd_constancy(lhs, rhs)
     v = rhs.constant_value
     shift = op.name in ("arith.shrsi", "arith.shrui")
-    bits = _int_bits(op.result.type) or 32
+    bits = int_bits(op.result.type) or 32
     if v is None or v < 0 or (shift and v >= bits) or (not shift and v == 0):
         nonneg = lhs.nonnegative and rhs.nonnegative and op.name == "arith.divsi"
         return AxisInfo((1,) * len(shape), (1,) * len(shape), k, None, nonneg)
@@ -234,7 +234,7 @@ def _modulo(lhs: AxisInfo, shape: tuple[int, ...], v: int, k: tuple[int, ...], f
     c, p = [], []
     for d in range(len(shape)):
         runs = _runs_over(lhs, d, v) if floor_like and lhs.contiguity[d] > 1 else 1
-        start = _divisibility_at(lhs, d, runs, 1)
+        start = divisibility_at(lhs, d, runs, 1)
         if v & (v - 1) == 0 and start >= v:
             start = MAX_DIVISIBILITY  # a multiple of v: the remainder is 0
         else:
@@ -249,7 +249,7 @@ def _shl(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     if folded is not None:
         return folded
     v = rhs.constant_value
-    bits = _int_bits(op.result.type) or 32
+    bits = int_bits(op.result.type) or 32
     if v == 0:
         return lhs
     k = _gcd_constancy(lhs, rhs)
@@ -268,7 +268,7 @@ def _and(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     k = _gcd_constancy(lhs, rhs)
     nonneg = lhs.nonnegative or rhs.nonnegative
     mask = rhs.constant_value
-    if _int_bits(op.result.type) != 1 and mask is not None and mask > 0 and mask & (mask + 1) == 0:
+    if int_bits(op.result.type) != 1 and mask is not None and mask > 0 and mask & (mask + 1) == 0:
         return _modulo(lhs, shape, mask + 1, k, floor_like=True, nonneg=True)  # x & (2^j - 1) == x mod 2^j
     every = max(lhs.element_divisibility(), rhs.element_divisibility())
     if mask is not None and mask < 0 and (-mask) & (-mask - 1) == 0:  # x & -2^j rounds down to a multiple of 2^j
@@ -326,10 +326,10 @@ def _cmpi(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
         runs = math.gcd(lhs.constancy[d], rhs.constancy[d])
         if pred in _CHANGES_AT_RHS and lhs.contiguity[d] > 1:
             runs = max(runs, math.gcd(math.gcd(lhs.contiguity[d], rhs.constancy[d]),
-                                      math.gcd(lhs.divisibility[d], _divisibility_at(rhs, d, 1, 1))))
+                                      math.gcd(lhs.divisibility[d], divisibility_at(rhs, d, 1, 1))))
         elif pred in _CHANGES_AT_LHS and rhs.contiguity[d] > 1:
             runs = max(runs, math.gcd(math.gcd(rhs.contiguity[d], lhs.constancy[d]),
-                                      math.gcd(rhs.divisibility[d], _divisibility_at(lhs, d, 1, 1))))
+                                      math.gcd(rhs.divisibility[d], divisibility_at(lhs, d, 1, 1))))
         k.append(runs)
     return AxisInfo((1,) * len(shape), (1,) * len(shape), tuple(k))
 
@@ -338,7 +338,7 @@ def _select(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     shape = dims(op.result.type)
     cond, a, b = facts
     if not shape_of(op.operands[0].type):  # a scalar condition picks one whole tile
-        cond = _constant_dims(cond, shape)
+        cond = constant_dims(cond, shape)
     if cond.constant_value is not None:
         return a if cond.constant_value else b
     step = step_bytes(op.result.type)
@@ -346,7 +346,7 @@ def _select(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     for d in range(len(shape)):
         runs = math.gcd(cond.constancy[d], math.gcd(a.contiguity[d], b.contiguity[d]))
         c.append(runs)
-        p.append(math.gcd(_divisibility_at(a, d, runs, step), _divisibility_at(b, d, runs, step)))
+        p.append(math.gcd(divisibility_at(a, d, runs, step), divisibility_at(b, d, runs, step)))
         k.append(math.gcd(cond.constancy[d], math.gcd(a.constancy[d], b.constancy[d])))
     value = a.constant_value if a.constant_value == b.constant_value else None
     result = AxisInfo(tuple(c), tuple(p), tuple(k), None, a.nonnegative and b.nonnegative)
@@ -360,13 +360,13 @@ def _int_cast(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     value = _fold(op, facts)
     if value is not None:
         return AxisInfo.constant(value, shape)
-    if _int_bits(op.result.type) is None or _int_bits(op.operands[0].type) is None:
-        return _elementwise_default(op, facts)
+    if int_bits(op.result.type) is None or int_bits(op.operands[0].type) is None:
+        return elementwise_default(op, facts)
     if op.name == "arith.extui" and not src.nonnegative:
         every = src.element_divisibility()
         return AxisInfo((1,) * len(shape), (every,) * len(shape), src.constancy, None, True)
     if op.name == "arith.trunci":
-        limit = 1 << (_int_bits(op.result.type) or 32)
+        limit = 1 << (int_bits(op.result.type) or 32)
         p = tuple(MAX_DIVISIBILITY if q >= limit else q for q in src.divisibility)
         return AxisInfo(src.contiguity, p, src.constancy)
     return replace(src, nonnegative=src.nonnegative or op.name == "arith.extui")
@@ -397,7 +397,7 @@ def _load(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     shape = dims(op.result.type)
     k = tuple(shape)
     for f in facts:
-        k = tuple(map(math.gcd, k, _as_shape(f, shape).constancy))
+        k = tuple(map(math.gcd, k, as_shape(f, shape).constancy))
     return replace(pessimistic(op.result.type), constancy=k)
 
 
@@ -409,7 +409,7 @@ def _reduce(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
         k: tuple[int, ...] = (1,)
     else:
         k = src.constancy[:axis] + src.constancy[axis + 1:]
-    if _int_bits(op.result.type) is None:
+    if int_bits(op.result.type) is None:
         return AxisInfo((1,) * len(out), (1,) * len(out), k)
     every = src.element_divisibility()
     value = src.constant_value if op.attrs["combine"] in ("maxsi", "minsi", "maxui", "minui", "andi", "ori") else None
@@ -422,7 +422,7 @@ def _unknown(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
 
 
 #: Transfer function per op name. Ops not listed: element-wise ops keep constancy
-#: (:func:`_elementwise_default`), anything else is unknown.
+#: (:func:`elementwise_default`), anything else is unknown.
 TRANSFER: dict[str, Transfer] = {
     "arith.constant": _constant,
     "tt.make_range": _make_range,
@@ -467,6 +467,3 @@ TRANSFER: dict[str, Transfer] = {
     "tt.atomic_cas": _unknown,
     "tt.call": _unknown,
 }
-
-#: Ops without a rule of their own that are element-wise (results equal where operands are).
-_ELEMENTWISE_PREFIXES = ("arith.", "math.")

@@ -6,12 +6,11 @@ with regions comes before the ops inside it, so a range that covers a loop op an
 body op covers the whole loop). Two kinds:
 
 * **scratch**: an op whose lowering uses shared memory internally declares how many bytes
-  with its scratch query (``codegen/llvm/lowering.py``, :func:`~tritonc.codegen.llvm.lowering.scratch`;
-  0 = none). The op writes, synchronises and reads it while it runs, so the buffer is live at
+  on its op definition (:func:`tritonc.ir.ops.scratch_bytes`, ``ir/scratch.py``; 0 = none). The op writes, synchronises and reads it while it runs, so the buffer is live at
   that op only, ``[i, i + 1)``, also inside a loop: the next trip's use is a new lifetime that
   ``insert-barriers`` separates from this one.
 * **explicit buffers**: a value that names shared memory (an ``"alloc"``
-  :class:`~tritonc.codegen.llvm.lowering.SharedEffect`, e.g. a local allocation). It is live
+  :class:`~tritonc.ir.effects.SharedEffect`, e.g. a local allocation). It is live
   from the allocating op to the last use of any value that may name it.
 
 Algorithm (legacy Triton ``liveness.cc``, on the generic solver of ``dataflow.py``):
@@ -27,8 +26,8 @@ Algorithm (legacy Triton ``liveness.cc``, on the generic solver of ``dataflow.py
    which it is live.
 
 Preconditions: layouts are final (scratch sizes depend on them). Every op that uses a value
-naming a buffer, other than ``scf`` control flow, must register its effects with
-:func:`~tritonc.codegen.llvm.lowering.shared_effects`, and an op owns at most one buffer
+naming a buffer, other than control flow and terminators, must declare its effects
+(``OpDef.shared_effects``, :func:`tritonc.ir.ops.shared_effects`), and an op owns at most one buffer
 (scratch or allocation); both are checked (internal errors). An allocation inside a loop gets
 one offset for every trip, so a trip must not still use the previous trip's buffer after
 allocating its own (pipelining allocates its rings before the loop). Never mutates the IR.
@@ -40,11 +39,10 @@ from dataclasses import dataclass
 
 from ..diagnostics import InternalCompilerError
 from ..ir.core import Function, Module, Operation, Value
+from ..ir.ops import has_shared_effects, has_trait, scratch_bytes, shared_effects
 from ..passes import Analysis, AnalysisManager
 from .dataflow import BackwardProblem, ForwardProblem, solve_backward, solve_forward
 
-#: Ops that only pass values along (they may carry buffer-naming values without declaring effects).
-STRUCTURAL_OPS = frozenset({"scf.for", "scf.while", "scf.if", "scf.yield", "scf.condition", "tt.return"})
 
 
 @dataclass(eq=False)
@@ -69,22 +67,6 @@ class Buffer:
     def __repr__(self) -> str:
         kind = "scratch" if self.is_scratch else "buffer"
         return f"<{kind} of {self.owner.name} size={self.size} live=[{self.start},{self.end})>"
-
-
-def shared_effects(op: Operation) -> list:
-    """``op``'s registered :class:`~tritonc.codegen.llvm.lowering.SharedEffect` list ([] if none)."""
-    from ..codegen.llvm.lowering import SHARED_EFFECTS
-
-    query = SHARED_EFFECTS.get(op.name)
-    return list(query(op)) if query is not None else []
-
-
-def scratch_size(op: Operation) -> int:
-    """Bytes of scratch ``op`` needs (its scratch query; 0 without one)."""
-    from ..codegen import llvm  # noqa: F401  (imports every handler module, so every query is registered)
-    from ..codegen.llvm.lowering import scratch_bytes
-
-    return scratch_bytes(op)
 
 
 class _Aliases(ForwardProblem[frozenset]):
@@ -156,7 +138,7 @@ class SharedLiveness(Analysis):
             self._explicit_intervals(f, live)
 
     def _collect(self, f: Function, op: Operation, i: int, allocated: dict[Value, Buffer]) -> None:
-        size = scratch_size(op)
+        size = scratch_bytes(op)
         if size > 0:
             buf = Buffer(op, size, 16, None, i, i + 1)
             self._scratch[op] = buf
@@ -172,14 +154,13 @@ class SharedLiveness(Analysis):
             self._buffers[f].append(buf)
 
     def _check_effects(self, module: Module) -> None:
-        from ..codegen.llvm.lowering import SHARED_EFFECTS
-
         for op in module.walk():
-            if op.name in SHARED_EFFECTS or op.name in STRUCTURAL_OPS:
+            # control flow and terminators only pass values along
+            if has_shared_effects(op) or has_trait(op, "control-flow") or has_trait(op, "terminator"):
                 continue
             if any(self.aliases[v] for v in op.operands):
-                raise InternalCompilerError(f"liveness: '{op.name}' uses a shared-memory buffer but registers "
-                                            "no shared_effects query (codegen/llvm/lowering.py)")
+                raise InternalCompilerError(f"liveness: '{op.name}' uses a shared-memory buffer but declares "
+                                            "no shared_effects (ir/ops.py OpDef)")
 
     def _explicit_intervals(self, f: Function, live) -> None:
         for op in f.walk():

@@ -5,7 +5,8 @@ pointer value are the indices of the function's pointer parameters it can be der
 ``tt.addptr``, ``tt.splat``, ``tt.broadcast``, shape ops, layout conversions, ``arith.select``
 and the loop-carried / ``scf.if`` values that join them; ``None`` means unknown (a pointer
 loaded from memory, ``int_to_ptr``, a call result). It is the classic points-to question
-restricted to parameters (Andersen-style, flow-insensitive through the loop back edges).
+restricted to parameters (Andersen-style, flow-insensitive through the loop back edges), solved
+on the generic sparse forward solver (``dataflow.py``).
 
 Users:
 
@@ -17,8 +18,10 @@ Users:
 """
 from __future__ import annotations
 
-from tritonc.ir.core import Function, Operation, Value
+from tritonc.ir.core import BlockArgument, Function, Operation, Value
 from tritonc.ir.types import PointerType, element_type
+
+from .dataflow import ForwardProblem, solve_forward
 
 #: Ops whose result points where their pointer operand does (``tt.addptr``: its ``ptr``).
 PASS_THROUGH = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans",
@@ -27,69 +30,43 @@ PASS_THROUGH = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.r
 #: Ops that write global memory through their first operand.
 GLOBAL_WRITES = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas")
 
-Origins = "frozenset[int] | None"
 
+class _Origins(ForwardProblem):
+    """The parameters each value may point into (``None``: unknown); the join is the union,
+    with ``None`` absorbing."""
 
-def pointer_origins(f: Function) -> dict[Value, frozenset[int] | None]:
-    """The origins of every pointer-typed value of ``f`` (and of the values joined with them).
+    def __init__(self, f: Function):
+        self.params = {arg: i for i, arg in enumerate(f.args)}
 
-    Returns a map from value to a frozenset of parameter indices, or ``None`` where the pointer
-    may come from anywhere. Values that are absent have no pointer origin (empty set).
-    """
-    origins: dict[Value, frozenset[int] | None] = {}
-    for i, arg in enumerate(f.args):
-        if isinstance(element_type(arg.type), PointerType):
-            origins[arg] = frozenset([i])
+    def initial(self, value: Value):
+        return frozenset()
 
-    def join(a, b):
+    def join(self, a, b):
         if a is None or b is None:
             return None
         return a | b
 
-    def update(v: Value, o) -> bool:
-        old = origins.get(v, frozenset())
-        new = join(old, o) if v in origins else o
-        if new != old or v not in origins:
-            origins[v] = new
-            return True
-        return False
+    def entry(self, arg: BlockArgument):
+        if arg in self.params and isinstance(element_type(arg.type), PointerType):
+            return frozenset([self.params[arg]])
+        return frozenset()
 
-    def get(v: Value):
-        return origins.get(v, frozenset())
+    def transfer(self, op: Operation, operand_facts: list) -> list:
+        if op.name in PASS_THROUGH:
+            return [operand_facts[0]]
+        if op.name == "arith.select":
+            return [self.join(operand_facts[1], operand_facts[2])]
+        return [None if isinstance(element_type(r.type), PointerType) else frozenset() for r in op.results]
 
-    changed = True
-    while changed:
-        changed = False
-        for op in f.walk():
-            if not op.results and op.name not in ("scf.yield", "scf.condition"):
-                continue
-            if op.name in PASS_THROUGH:
-                src = op.operands[0] if op.name != "tt.addptr" else op.get("ptr")
-                changed |= update(op.result, get(src))
-            elif op.name == "arith.select":
-                changed |= update(op.result, join(get(op.operands[1]), get(op.operands[2])))
-            elif op.name == "scf.for":
-                body = op.regions[0].block
-                for init, arg, res, y in zip(op.operands[3:], body.args[1:], op.results, body.terminator.operands):
-                    o = join(get(init), get(y))
-                    changed |= update(arg, o)
-                    changed |= update(res, o)
-            elif op.name == "scf.while":
-                before, after = op.regions[0].block, op.regions[1].block
-                for init, arg, y in zip(op.operands, before.args, after.terminator.operands):
-                    changed |= update(arg, join(get(init), get(y)))
-                for v, arg, res in zip(before.terminator.operands[1:], after.args, op.results):
-                    changed |= update(arg, get(v))
-                    changed |= update(res, get(v))
-            elif op.name == "scf.if":
-                for i, res in enumerate(op.results):
-                    changed |= update(res, join(get(op.regions[0].block.terminator.operands[i]),
-                                                get(op.regions[1].block.terminator.operands[i])))
-            else:
-                for res in op.results:
-                    if isinstance(element_type(res.type), PointerType):
-                        changed |= update(res, None)
-    return origins
+
+def pointer_origins(f: Function) -> dict[Value, frozenset[int] | None]:
+    """The origins of every value of ``f`` (on the sparse forward solver of ``dataflow.py``:
+    loop-carried values and ``scf.if`` results join what flows into them).
+
+    Returns a map from value to a frozenset of parameter indices, or ``None`` where the pointer
+    may come from anywhere. Values that are absent have no pointer origin (empty set).
+    """
+    return solve_forward(_Origins(f), f).facts
 
 
 def global_writes(f: Function) -> list[Operation]:

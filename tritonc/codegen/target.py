@@ -1,8 +1,8 @@
-"""The NVPTX target and the LLVM IR -> PTX step.
+"""The LLVM IR -> PTX step for a :class:`~tritonc.target.Target`.
 
-:class:`Target` names what tritonc compiles for: an ``sm_XX`` architecture and a PTX ISA
-version (the ``+ptxNN`` LLVM feature). :func:`llvm_to_ptx` turns LLVM IR text (from
-``tritonc.codegen.llvm``) into PTX text with llvmlite's NVPTX back end.
+The Target (an ``sm_XX`` architecture and a PTX ISA version, the ``+ptxNN`` LLVM feature)
+is defined in the bottom layer, :mod:`tritonc.target`. :func:`llvm_to_ptx` turns LLVM IR
+text (from ``tritonc.codegen.llvm``) into PTX text with llvmlite's NVPTX back end.
 
 Conventions and their sources (``shared/research/codegen-facts.md`` §0, §5):
 
@@ -38,66 +38,8 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
-from tritonc.diagnostics import CompileError, InternalCompilerError
-
-TRIPLE = "nvptx64-nvidia-cuda"
-
-#: LLVM 22's NVPTX datalayout with ``--nvptx-short-ptr`` (the same for every sm_XX).
-DATALAYOUT = "e-p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
-
-#: Architectures tritonc compiles for, oldest first.
-ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
-
-#: PTX ISA versions (x10) that LLVM 22 knows as ``+ptxNN`` and ptxas 13.0 accepts.
-PTX_VERSIONS = (80, 81, 82, 83, 84, 85, 86, 87, 88, 90)
-
-DEFAULT_ARCH = "sm_90"
-DEFAULT_PTX_VERSION = 86
-
-
-@dataclass(frozen=True)
-class Target:
-    """An NVIDIA GPU target: ``arch`` (one of :data:`ARCHS`) and ``ptx_version`` (e.g. 86 for PTX 8.6).
-
-    Raises:
-        CompileError: for an architecture or PTX version outside the supported sets.
-    """
-
-    arch: str = DEFAULT_ARCH
-    ptx_version: int = DEFAULT_PTX_VERSION
-
-    def __post_init__(self) -> None:
-        if self.arch not in ARCHS:
-            raise CompileError(f"unsupported GPU architecture '{self.arch}'; expected one of {', '.join(ARCHS)}")
-        if self.ptx_version not in PTX_VERSIONS:
-            raise CompileError(f"unsupported PTX version {self.ptx_version}; expected one of "
-                               f"{', '.join(map(str, PTX_VERSIONS))}")
-
-    triple = TRIPLE
-    datalayout = DATALAYOUT
-
-    @property
-    def cpu(self) -> str:
-        """LLVM's ``cpu`` name, equal to the arch (``sm_90a`` included)."""
-        return self.arch
-
-    @property
-    def features(self) -> str:
-        return f"+ptx{self.ptx_version}"
-
-    @property
-    def capability(self) -> int:
-        """Compute capability times ten: 80, 86, 89 or 90 (``sm_90a`` is 90)."""
-        return int(self.arch[3:5])
-
-    @property
-    def arch_specific(self) -> bool:
-        """True for ``sm_90a``: code that runs only on that exact chip family (wgmma, setmaxnreg)."""
-        return self.arch.endswith("a")
-
-    def __str__(self) -> str:
-        return f"{self.arch} (PTX {self.ptx_version // 10}.{self.ptx_version % 10})"
-
+from tritonc.diagnostics import InternalCompilerError
+from tritonc.target import TRIPLE, Target
 
 # --------------------------------------------------------------------------- intrinsic table
 

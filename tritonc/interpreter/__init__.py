@@ -9,8 +9,9 @@ against it.
 API::
 
     run_function(module, "matmul", (4, 4), [A, B, C, M, N, K, lda, ldb, ldc])
-    interpret("examples/matmul.tri", "matmul", (4, 4), A, B, C, M, N, K, lda, ldb, ldc,
-              defines={"TM": 64})
+
+and, from source text (compiling it first, in the driver layer): ``tritonc.interpret(
+"examples/matmul.tri", "matmul", (4, 4), A, B, C, ..., defines={"TM": 64})``
 
 Arguments: a pointer parameter takes a contiguous numpy array of any shape and dtype (or
 ``None``, the null pointer); the kernel reads and writes it in place. A scalar parameter
@@ -54,7 +55,6 @@ tile op as a whole. ``num_warps`` does not affect results at this level.
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -121,29 +121,6 @@ def run_function(module: Module, kernel_name: str, grid, args: Sequence[Any], *,
     with np.errstate(all="ignore"):
         run_instances(pids, start, memory, rng, max_quiet_steps, report)
     return report
-
-
-def interpret(path_or_source: str | Path, kernel: str | None, grid, *args: Any, defines=None, num_warps: int = 4,
-              tunables=None, include_dirs=(), order_seed: int | None = None) -> RunReport:
-    """Compile Triton-C source (a path or the text) to tile IR and run ``kernel`` on ``args``.
-
-    ``kernel=None`` picks the only kernel of the file. The remaining keywords go to
-    ``tritonc.driver.compile_to_ttir``; ``order_seed`` as in :func:`run_function`.
-
-    Raises:
-        tritonc.diagnostics.CompileError: the source does not compile.
-        InterpreterError: as :func:`run_function`.
-    """
-    from ..driver import compile_to_ttir
-
-    module = compile_to_ttir(path_or_source, kernel=kernel, defines=defines, include_dirs=include_dirs,
-                             tunables=tunables, num_warps=num_warps)
-    if kernel is None:
-        kernels = [g.name for g in module.functions if g.kind == "kernel"]
-        if len(kernels) != 1:
-            raise InterpreterError(f"name the kernel to run: the source has {len(kernels)} kernels ({', '.join(kernels)})")
-        kernel = kernels[0]
-    return run_function(module, kernel, grid, list(args), num_warps=num_warps, order_seed=order_seed)
 
 
 def _normalise_grid(grid) -> tuple[int, ...]:

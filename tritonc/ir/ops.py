@@ -2,8 +2,23 @@
 
 An ``OpDef`` names the operands (``"ptr"``, ``"mask?"`` optional, ``"inits*"`` variadic, at
 most one of either kind and only at the end), the required attributes, the number of regions,
-whether the op is pure (free of side effects: CSE, DCE and LICM may move or drop it), and a
-``verify`` hook that checks types. Op semantics (used by the interpreter and the lowering):
+a ``verify`` hook that checks types, and the op's *facts*, which passes query instead of
+keeping their own lists of op names (MLIR's op traits and ``MemoryEffectOpInterface``):
+
+* ``pure``: free of side effects (CSE, DCE and LICM may move or drop it);
+* ``traits`` (:data:`TRAITS`): ``elementwise``, ``same-layout``, ``commutative``,
+  ``terminator``, ``control-flow``, ``cheap`` (see :data:`TRAITS` for each);
+* ``effects``: the :class:`~tritonc.ir.effects.MemoryEffect` kinds it has (``()`` none,
+  ``None`` not modelled, :data:`~tritonc.ir.effects.RECURSIVE` those of its regions);
+* ``shared_effects(op)``: what it does to explicit shared-memory buffers
+  (:class:`~tritonc.ir.effects.SharedEffect`, ``ir/ttg_ops.py``);
+* ``scratch(op)``: bytes of shared memory its lowering uses internally (``ir/scratch.py``).
+
+Queries: :func:`has_trait`, :func:`is_read_only`, :func:`shared_effects`,
+:func:`scratch_bytes`; each raises :class:`VerifyError` for an op name that is not registered
+(a typo in a pass is an error, not a silent ``False``).
+
+Op semantics (used by the interpreter and the lowering):
 
 Element-wise (scalars or tiles; all operands and the result have one shape):
 
@@ -56,6 +71,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .effects import READ, READ_GLOBAL, RECURSIVE, WRITE_GLOBAL, MemoryEffect, SharedEffect
+from .scratch import atomic_scratch, dot_scratch, redistribution_scratch, reduce_scratch
 from .types import I1, I32, I64, PointerType, ScalarType, TileType, Type, element_type, shape_of
 
 
@@ -64,6 +81,21 @@ class VerifyError(Exception):
 
 
 Verifier = Callable[["Operation"], None]  # noqa: F821
+
+#: Op traits, by name, with what each promises about every op that has it.
+TRAITS = {
+    "elementwise": "scalars or tiles of one shape; result element i depends on operand elements i only",
+    "same-layout": "its tile operands and results all have one layout (a tile op that moves no "
+                   "element between threads)",
+    "commutative": "op(a, b) == op(b, a): canonicalize puts constants on the right, CSE ignores order",
+    "terminator": "ends its block (tt.return, scf.yield, scf.condition)",
+    "control-flow": "structured control flow or its terminators (scf.*): passes values between "
+                    "regions and results without looking at them",
+    "cheap": "as cheap to compute again in another layout as to convert its result: integer "
+             "arithmetic and register-only tile ops (remove-layout-conversions)",
+}
+
+Effects = "tuple[MemoryEffect, ...] | str | None"
 
 
 @dataclass
@@ -74,14 +106,35 @@ class OpDef:
     num_results: int | None = 1  # None: variable
     num_regions: int = 0
     pure: bool = True
-    terminator: bool = False
     verify: Verifier | None = None
     doc: str = ""
-    commutative: bool = False  # op(a, b) == op(b, a): canonicalize puts constants on the right, CSE ignores order
+    #: Names from :data:`TRAITS`.
+    traits: frozenset[str] = frozenset()
+    #: Memory effects: ``()`` none; a tuple of :class:`~tritonc.ir.effects.MemoryEffect`;
+    #: ``RECURSIVE``: those of the ops in its regions; ``None``: not modelled (assume any).
+    effects: tuple[MemoryEffect, ...] | str | None = ()
+    #: ``shared_effects(op)``: the op's effects on explicit shared-memory buffers.
+    shared_effects: Callable[["Operation"], list[SharedEffect]] | None = None  # noqa: F821
+    #: ``scratch(op)``: bytes of scratch shared memory the op's lowering uses (0: none).
+    scratch: Callable[["Operation"], int] | None = None  # noqa: F821
     operand_names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         self.operand_names = tuple(n.rstrip("?*") for n in self.operands)
+        self.traits = frozenset(self.traits)
+        unknown = self.traits - TRAITS.keys()
+        if unknown:
+            raise ValueError(f"op '{self.name}': unknown trait(s) {', '.join(sorted(unknown))}")
+        if self.pure and self.effects != ():
+            raise ValueError(f"op '{self.name}': a pure op has no memory effects")
+
+    @property
+    def terminator(self) -> bool:
+        return "terminator" in self.traits
+
+    @property
+    def commutative(self) -> bool:
+        return "commutative" in self.traits
 
     def operand(self, op, name: str):
         """Resolve named operand ``name`` of ``op`` (fixed, then optional ``?`` or variadic ``*``)."""
@@ -120,6 +173,71 @@ def is_registered(name: str) -> bool:
 
 def all_opdefs() -> dict[str, OpDef]:
     return dict(_REGISTRY)
+
+
+def _opdef_of(op_or_name) -> OpDef:
+    return get_opdef(op_or_name if isinstance(op_or_name, str) else op_or_name.name)
+
+
+def has_trait(op_or_name, trait: str) -> bool:
+    """Whether the op (an :class:`Operation` or an op name) has ``trait`` (a key of :data:`TRAITS`).
+
+    Raises:
+        VerifyError: the op name is not registered.
+        ValueError: ``trait`` is not a known trait.
+    """
+    if trait not in TRAITS:
+        raise ValueError(f"unknown op trait '{trait}' (traits: {', '.join(TRAITS)})")
+    return trait in _opdef_of(op_or_name).traits
+
+
+def is_read_only(op_or_name) -> bool:
+    """Whether the op reads memory and does nothing else to it (an unused ``tt.load`` may go).
+
+    Raises:
+        VerifyError: the op name is not registered.
+    """
+    effects = _opdef_of(op_or_name).effects
+    return isinstance(effects, tuple) and bool(effects) and all(e.kind == READ for e in effects)
+
+
+def memory_effects(op_or_name) -> tuple[MemoryEffect, ...] | str | None:
+    """The op's declared memory effects (see :attr:`OpDef.effects`).
+
+    Raises:
+        VerifyError: the op name is not registered.
+    """
+    return _opdef_of(op_or_name).effects
+
+
+def shared_effects(op) -> list[SharedEffect]:
+    """What ``op`` (an :class:`Operation`) does to explicit shared-memory buffers, in order
+    ([] for an op that touches none).
+
+    Raises:
+        VerifyError: the op's name is not registered.
+    """
+    query = _opdef_of(op).shared_effects
+    return list(query(op)) if query is not None else []
+
+
+def has_shared_effects(op_or_name) -> bool:
+    """Whether the op declares effects on explicit shared-memory buffers.
+
+    Raises:
+        VerifyError: the op name is not registered.
+    """
+    return _opdef_of(op_or_name).shared_effects is not None
+
+
+def scratch_bytes(op) -> int:
+    """Bytes of scratch shared memory ``op``'s lowering uses (0 for an op that needs none).
+
+    Raises:
+        VerifyError: the op's name is not registered.
+    """
+    query = _opdef_of(op).scratch
+    return int(query(op)) if query is not None else 0
 
 
 # --- verification helpers ------------------------------------------------------------------
@@ -351,54 +469,68 @@ def _define(names: str, **kw: Any) -> None:
         register_op(OpDef(name, **kw))
 
 
-_define("arith.constant", verify=_verify_constant, attrs=("value",))
-_define("arith.addi arith.subi arith.muli arith.divsi arith.divui arith.remsi arith.remui arith.andi arith.ori "
-        "arith.xori arith.shli arith.shrsi arith.shrui arith.maxsi arith.minsi arith.maxui arith.minui",
-        operands=("lhs", "rhs"), verify=_int_elementwise)
-_define("arith.addf arith.subf arith.mulf arith.divf arith.remf arith.maxnumf arith.minnumf",
-        operands=("lhs", "rhs"), verify=_float_elementwise)
-_define("arith.negf", operands=("operand",), verify=_float_elementwise)
-_define("arith.cmpi arith.cmpf", operands=("lhs", "rhs"), attrs=("predicate",), verify=_verify_cmp)
-_define("arith.select", operands=("condition", "true_value", "false_value"), verify=_verify_select)
-_define("arith.extsi arith.extui arith.trunci arith.sitofp arith.uitofp arith.fptosi arith.fptoui "
-        "arith.extf arith.truncf", operands=("operand",), verify=_verify_cast)
-_define("arith.bitcast", operands=("operand",), verify=_verify_bitcast)
-_define("math.exp math.exp2 math.log math.log2 math.sqrt math.rsqrt math.sin math.cos math.absf math.floor math.ceil",
-        operands=("operand",), verify=_float_elementwise)
-_define("math.absi", operands=("operand",), verify=_int_elementwise)
-_define("math.fma", operands=("a", "b", "c"), verify=_float_elementwise)
+_ARITH = frozenset({"elementwise", "same-layout"})
+_INT_CHEAP = _ARITH | {"cheap"}
 
+_define("arith.constant", verify=_verify_constant, attrs=("value",), traits=_INT_CHEAP)
+_define("arith.addi arith.muli arith.andi arith.ori arith.xori arith.maxsi arith.minsi arith.maxui arith.minui",
+        operands=("lhs", "rhs"), verify=_int_elementwise, traits=_INT_CHEAP | {"commutative"})
+_define("arith.subi arith.divsi arith.divui arith.remsi arith.remui arith.shli arith.shrsi arith.shrui",
+        operands=("lhs", "rhs"), verify=_int_elementwise, traits=_INT_CHEAP)
+_define("arith.addf arith.mulf arith.maxnumf arith.minnumf", operands=("lhs", "rhs"), verify=_float_elementwise,
+        traits=_ARITH | {"commutative"})
+_define("arith.subf arith.divf arith.remf", operands=("lhs", "rhs"), verify=_float_elementwise, traits=_ARITH)
+_define("arith.negf", operands=("operand",), verify=_float_elementwise, traits=_ARITH)
+_define("arith.cmpi", operands=("lhs", "rhs"), attrs=("predicate",), verify=_verify_cmp, traits=_INT_CHEAP)
+_define("arith.cmpf", operands=("lhs", "rhs"), attrs=("predicate",), verify=_verify_cmp, traits=_ARITH)
+_define("arith.select", operands=("condition", "true_value", "false_value"), verify=_verify_select,
+        traits=_INT_CHEAP)
+_define("arith.extsi arith.extui arith.trunci", operands=("operand",), verify=_verify_cast, traits=_INT_CHEAP)
+_define("arith.sitofp arith.uitofp arith.fptosi arith.fptoui arith.extf arith.truncf", operands=("operand",),
+        verify=_verify_cast, traits=_ARITH)
+_define("arith.bitcast", operands=("operand",), verify=_verify_bitcast, traits=_ARITH)
+_define("math.exp math.exp2 math.log math.log2 math.sqrt math.rsqrt math.sin math.cos math.absf math.floor math.ceil",
+        operands=("operand",), verify=_float_elementwise, traits=_ARITH)
+_define("math.absi", operands=("operand",), verify=_int_elementwise, traits=_ARITH)
+_define("math.fma", operands=("a", "b", "c"), verify=_float_elementwise, traits=_ARITH)
+
+_MOVES = frozenset({"cheap"})  # register-only tile ops (the lowering may still go through scratch)
 _define("tt.get_program_id tt.get_num_programs", attrs=("axis",), verify=_verify_program_id)
-_define("tt.make_range", attrs=("start", "end"), verify=_verify_make_range)
-_define("tt.splat", operands=("src",), verify=_verify_splat)
-_define("tt.broadcast", operands=("src",), verify=_verify_broadcast)
-_define("tt.expand_dims", operands=("src",), attrs=("axis",), verify=_verify_expand_dims)
-_define("tt.reshape", operands=("src",), verify=_verify_reshape)
-_define("tt.trans", operands=("src",), attrs=("order",), verify=_verify_trans)
-_define("tt.addptr", operands=("ptr", "offset"), verify=_verify_addptr)
-_define("tt.ptr_to_int", operands=("ptr",), verify=_verify_ptr_to_int)
-_define("tt.int_to_ptr", operands=("src",))
-_define("tt.load", operands=("ptr", "mask?", "other?"), pure=False, verify=_verify_load)
-_define("tt.store", operands=("ptr", "value", "mask?"), num_results=0, pure=False, verify=_verify_store)
-_define("tt.dot", operands=("a", "b", "acc"), attrs=("input_precision",), verify=_verify_dot)
-_define("tt.reduce", operands=("src",), attrs=("axis", "combine"), verify=_verify_reduce)
-_define("tt.atomic_rmw", operands=("ptr", "value", "mask?"), attrs=("kind",), pure=False, verify=_verify_atomic_rmw)
-_define("tt.atomic_cas", operands=("ptr", "cmp", "value"), pure=False)
-_define("gpu.barrier", num_results=0, pure=False)
-_define("tt.call", operands=("args*",), attrs=("callee",), num_results=None, pure=False)
-_define("tt.return", operands=("values*",), num_results=0, pure=False, terminator=True)
+_define("tt.make_range", attrs=("start", "end"), verify=_verify_make_range, traits={"same-layout", "cheap"})
+_define("tt.splat", operands=("src",), verify=_verify_splat, traits={"same-layout", "cheap"})
+_define("tt.broadcast", operands=("src",), verify=_verify_broadcast, traits=_MOVES, scratch=redistribution_scratch)
+_define("tt.expand_dims", operands=("src",), attrs=("axis",), verify=_verify_expand_dims, traits=_MOVES,
+        scratch=redistribution_scratch)
+_define("tt.reshape", operands=("src",), verify=_verify_reshape, scratch=redistribution_scratch)
+_define("tt.trans", operands=("src",), attrs=("order",), verify=_verify_trans, traits=_MOVES,
+        scratch=redistribution_scratch)
+_define("tt.addptr", operands=("ptr", "offset"), verify=_verify_addptr, traits={"same-layout", "cheap"})
+_define("tt.ptr_to_int", operands=("ptr",), verify=_verify_ptr_to_int, traits={"same-layout"})
+_define("tt.int_to_ptr", operands=("src",), traits={"same-layout"})
+_define("tt.load", operands=("ptr", "mask?", "other?"), pure=False, verify=_verify_load, traits={"same-layout"},
+        effects=(READ_GLOBAL,))
+_define("tt.store", operands=("ptr", "value", "mask?"), num_results=0, pure=False, verify=_verify_store,
+        traits={"same-layout"}, effects=(WRITE_GLOBAL,))
+_define("tt.dot", operands=("a", "b", "acc"), attrs=("input_precision",), verify=_verify_dot, scratch=dot_scratch)
+_define("tt.reduce", operands=("src",), attrs=("axis", "combine"), verify=_verify_reduce, scratch=reduce_scratch)
+_define("tt.atomic_rmw", operands=("ptr", "value", "mask?"), attrs=("kind",), pure=False, verify=_verify_atomic_rmw,
+        traits={"same-layout"}, effects=(READ_GLOBAL, WRITE_GLOBAL), scratch=atomic_scratch)
+_define("tt.atomic_cas", operands=("ptr", "cmp", "value"), pure=False, traits={"same-layout"},
+        effects=(READ_GLOBAL, WRITE_GLOBAL), scratch=atomic_scratch)
+_define("gpu.barrier", num_results=0, pure=False, effects=None)
+_define("tt.call", operands=("args*",), attrs=("callee",), num_results=None, pure=False, effects=None)
+_define("tt.return", operands=("values*",), num_results=0, pure=False, traits={"terminator"})
 
 _define("scf.for", operands=("lower_bound", "upper_bound", "step", "inits*"), attrs=("predicate",),
-        num_results=None, num_regions=1, pure=False, verify=_verify_for)
-_define("scf.while", operands=("inits*",), num_results=None, num_regions=2, pure=False, verify=_verify_while)
-_define("scf.if", operands=("condition",), num_results=None, num_regions=2, pure=False, verify=_verify_if)
-_define("scf.yield", operands=("values*",), num_results=0, terminator=True, pure=False)
-_define("scf.condition", operands=("condition", "values*"), num_results=0, terminator=True, pure=False)
+        num_results=None, num_regions=1, pure=False, verify=_verify_for, traits={"control-flow"}, effects=RECURSIVE)
+_define("scf.while", operands=("inits*",), num_results=None, num_regions=2, pure=False, verify=_verify_while,
+        traits={"control-flow"}, effects=RECURSIVE)
+_define("scf.if", operands=("condition",), num_results=None, num_regions=2, pure=False, verify=_verify_if,
+        traits={"control-flow"}, effects=RECURSIVE)
+_define("scf.yield", operands=("values*",), num_results=0, pure=False, traits={"terminator", "control-flow"})
+_define("scf.condition", operands=("condition", "values*"), num_results=0, pure=False,
+        traits={"terminator", "control-flow"})
 
 #: Integer comparison predicates and their meaning on Python ints (``signed`` view chosen by the caller).
 CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 CMPF_PREDICATES = ("oeq", "one", "olt", "ole", "ogt", "oge", "ueq", "une", "ult", "ule", "ugt", "uge", "ord", "uno")
-
-for _name in ("arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori", "arith.maxsi", "arith.minsi",
-              "arith.maxui", "arith.minui", "arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf"):
-    _REGISTRY[_name].commutative = True

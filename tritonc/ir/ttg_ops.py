@@ -9,7 +9,7 @@
 Shared-memory buffers (values of type ``!ttg.memdesc<...>``, ``ir/types.py``), made by
 ``accelerate-matmul`` and ``software-pipeline``; ``allocate-shared`` gives each allocation its
 ``smem_offset`` and ``insert-barriers`` orders the accesses of different threads (the effects
-each op declares are registered next to its lowering, ``codegen/llvm/shared_ops.py``):
+each op declares are on its op definition: ``memory_effects`` and ``shared_effects``):
 
 * ``ttg.local_alloc(src?) -> memdesc``: a new buffer; with ``src`` (a tile of the buffer's
   shape and element type) the buffer is written with it. Not pure: two allocations are two
@@ -53,8 +53,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from .layouts import SharedLayout
+from .effects import (ALLOCATE_SHARED, BUFFER_ALIGNMENT, READ_GLOBAL, READ_SHARED, WGMMA_ALIGNMENT, WRITE_SHARED,
+                      SharedEffect)
+from .layout_algebra import inverse_permutation
+from .layouts import DotOperandLayout, SharedLayout
 from .ops import OpDef, VerifyError, register_op
+from .scratch import redistribution_scratch
 from .types import I1, I32, MemDescType, PointerType, TileType, element_type
 
 
@@ -69,7 +73,7 @@ def _verify_convert_layout(op) -> None:
 
 
 register_op(OpDef("ttg.convert_layout", operands=("src",), verify=_verify_convert_layout,
-                  doc="The same tile in another layout."))
+                  doc="The same tile in another layout.", scratch=redistribution_scratch))
 
 
 def _fail(op, message: str) -> None:
@@ -119,9 +123,7 @@ def trans_shared_layout(layout: SharedLayout | None, order) -> SharedLayout | No
     """The layout of ``memdesc_trans {order}`` of a buffer in ``layout``."""
     if layout is None:
         return None
-    inv = [0] * len(order)
-    for i, o in enumerate(order):
-        inv[o] = i
+    inv = inverse_permutation(order)
     return dataclasses.replace(layout, order=tuple(inv[d] for d in layout.order))
 
 
@@ -190,23 +192,72 @@ def _verify_async_wait(op) -> None:
         _fail(op, f"num must be a non-negative integer, got {op.attrs['num']!r}")
 
 
+# -- effects on explicit buffers (liveness, allocate-shared, insert-barriers) --------------------
+
+def read_by_wgmma(buf) -> bool:
+    """Whether a buffer value (or a view of it) is read by a ``wgmma`` dot (an mma v3 operand)."""
+    for user, _ in buf.uses:
+        if user.name in ("ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice"):
+            if read_by_wgmma(user.result):
+                return True
+        elif user.name == "ttg.local_load":
+            layout = user.result.type.layout
+            if isinstance(layout, DotOperandLayout) and layout.parent.version == 3:
+                return True
+    return False
+
+
+def _alloc_effects(op) -> list[SharedEffect]:
+    """A new buffer of ``numel * element bytes``, aligned for wgmma where one reads it."""
+    t = op.result.type
+    align = WGMMA_ALIGNMENT if read_by_wgmma(op.result) else BUFFER_ALIGNMENT
+    effects = [SharedEffect("alloc", op.result, size=t.numel * max(1, t.element.bits // 8), alignment=align)]
+    if op.operands:
+        effects.append(SharedEffect("write", op.result))
+    return effects
+
+
+def _load_effects(op) -> list[SharedEffect]:
+    return [SharedEffect("read", op.operands[0])]
+
+
+def _store_effects(op) -> list[SharedEffect]:
+    return [SharedEffect("write", op.operands[1])]
+
+
+def _view_effects(op) -> list[SharedEffect]:
+    return [SharedEffect("view", op.result, source=op.operands[0])]
+
+
+def _copy_effects(op) -> list[SharedEffect]:
+    return [SharedEffect("async_write", op.operands[1], no_war=bool(op.attrs.get("no_war")))]
+
+
+def _wait_effects(op) -> list[SharedEffect]:
+    return [SharedEffect("async_wait", num=int(op.attrs["num"]))]
+
+
 register_op(OpDef("ttg.local_alloc", operands=("src?",), pure=False, verify=_verify_local_alloc,
-                  doc="A new shared-memory buffer, optionally written with a tile."))
+                  doc="A new shared-memory buffer, optionally written with a tile.",
+                  effects=(ALLOCATE_SHARED, WRITE_SHARED), shared_effects=_alloc_effects))
 register_op(OpDef("ttg.local_load", operands=("src",), pure=False, verify=_verify_local_load,
-                  doc="A shared-memory buffer read into a tile."))
+                  doc="A shared-memory buffer read into a tile.", effects=(READ_SHARED,), shared_effects=_load_effects))
 register_op(OpDef("ttg.local_store", operands=("value", "dst"), num_results=0, pure=False,
-                  verify=_verify_local_store, doc="A tile written into a shared-memory buffer."))
+                  verify=_verify_local_store, doc="A tile written into a shared-memory buffer.",
+                  effects=(WRITE_SHARED,), shared_effects=_store_effects))
 register_op(OpDef("ttg.memdesc_subview", operands=("src", "index"), verify=_verify_subview,
-                  doc="One slot of a multi-buffer."))
+                  doc="One slot of a multi-buffer.", shared_effects=_view_effects))
 register_op(OpDef("ttg.memdesc_trans", operands=("src",), attrs=("order",), verify=_verify_memdesc_trans,
-                  doc="A buffer seen with permuted dimensions."))
+                  doc="A buffer seen with permuted dimensions.", shared_effects=_view_effects))
 register_op(OpDef("ttg.memdesc_subslice", operands=("src",), attrs=("offsets",), verify=_verify_subslice,
-                  doc="A static sub-slice of a buffer."))
+                  doc="A static sub-slice of a buffer.", shared_effects=_view_effects))
 register_op(OpDef("ttg.async_copy_global_to_local", operands=("ptr", "dst", "mask?", "other?"), num_results=0,
-                  pure=False, verify=_verify_async_copy, doc="cp.async from global memory into a buffer."))
-register_op(OpDef("ttg.async_commit_group", num_results=0, pure=False, doc="cp.async.commit_group"))
+                  pure=False, verify=_verify_async_copy, doc="cp.async from global memory into a buffer.",
+                  effects=(READ_GLOBAL, WRITE_SHARED), shared_effects=_copy_effects))
+register_op(OpDef("ttg.async_commit_group", num_results=0, pure=False, doc="cp.async.commit_group", effects=None))
 register_op(OpDef("ttg.async_wait", operands=("buffers*",), attrs=("num",), num_results=0, pure=False,
-                  verify=_verify_async_wait, doc="cp.async.wait_group num"))
+                  verify=_verify_async_wait, doc="cp.async.wait_group num", effects=None,
+                  shared_effects=_wait_effects))
 
 
 def _verify_wgmma_wait(op) -> None:
@@ -217,4 +268,5 @@ def _verify_wgmma_wait(op) -> None:
 
 
 register_op(OpDef("ttg.wgmma_wait", operands=("acc",), attrs=("num",), pure=False, verify=_verify_wgmma_wait,
-                  doc="wgmma.wait_group num: the accumulator of a running wgmma dot, once it is done"))
+                  doc="wgmma.wait_group num: the accumulator of a running wgmma dot, once it is done",
+                  effects=None))

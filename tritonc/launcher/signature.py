@@ -33,7 +33,7 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
-from tritonc.codegen.target import ARCHS
+from tritonc.target import ARCHS
 
 
 @dataclass(frozen=True)
@@ -312,7 +312,7 @@ class CompiledKernel:
             along x).
         shared_bytes: dynamic shared memory per block, in bytes, passed at every launch
             (launchers raise the per-function limit when it is above 48 KiB).
-        arch: the cubin's architecture, one of ``tritonc.codegen.target.ARCHS``.
+        arch: the cubin's architecture, one of ``tritonc.target.ARCHS``.
         cubin: the ELF cubin holding this kernel (several kernels may share one cubin).
         ptx: the PTX the cubin was assembled from (informational).
         defines: the ``-D`` macros and tunable values it was compiled with.

@@ -826,7 +826,7 @@ def lower_for_simulation(module, arch: str = "sm_90"):
     """Lower ``module``'s kernels; returns ``{name: (ir.Function, KernelInfo)}`` and the smem global."""
     from tritonc.codegen.llvm import lower_module  # noqa: F401  (registers every handler)
     from tritonc.codegen.llvm.lowering import I8, SPTR, KernelLowering
-    from tritonc.codegen.target import DATALAYOUT, TRIPLE
+    from tritonc.target import DATALAYOUT, TRIPLE, Target
 
     num_warps = int(module.attrs.get("num_warps", 4))
     llmod = ir.Module(name="sim")
@@ -839,7 +839,7 @@ def lower_for_simulation(module, arch: str = "sm_90"):
     for f in module.functions:
         if f.kind != "kernel":
             continue
-        kl = KernelLowering(llmod, smem, f, num_warps, arch)
+        kl = KernelLowering(llmod, smem, f, num_warps, Target(arch))
         info = kl.build()
         out[f.name] = (kl.fn, info, num_warps)
     return out, smem

@@ -15,22 +15,20 @@ copy's. Rows are made by the factories in :data:`ROWS`; add a factory to add a r
 tensor-core rows go there too: a row with ``flops`` reports TFLOP/s).
 
 ``--experiments`` adds rows that time a kernel again with a code-generation choice switched
-(``Row.patches``: module attributes set while compiling): softmax with IEEE ``div.rn.f32``
-for ``/`` (``codegen/llvm/elementwise.F32_DIVISION``), to show what it costs; softmax
-4096x16384 with plain ``ld.global`` instead of ``.nc`` (``codegen/llvm/memory.READ_ONLY_CACHE``),
-with Triton's uncorrected ``exp`` (``codegen/llvm/math_ops.EXP_F32_UNCORRECTED``, not accurate
-enough for the spec), with ``ex2.approx.ftz`` in ``exp`` (``EXP_F32_FTZ``: subnormal results
-flushed), with ``.cg`` / ``.L1::no_allocate`` loads (``memory.LOAD_CACHE_OP`` /
-``LOAD_EVICTION``) and without the ``.minnctapersm 2`` occupancy hint
-(``codegen/llvm/lowering.OCCUPANCY_HINT``), to find what costs there
-(``benchmarks/RESULTS.md``, 2026-11-21: the hint is what mattered).
+(``Row.flags``: ``tritonc -f`` flags, :class:`~tritonc.options.CodegenOptions`): softmax with
+IEEE ``div.rn.f32`` for ``/`` (``-ff32-division=rn``), to show what it costs; softmax
+4096x16384 with plain ``ld.global`` instead of ``.nc`` (``-fno-read-only-cache``), with
+Triton's uncorrected ``exp`` (``-fexp-uncorrected``, not accurate enough for the spec), with
+``ex2.approx.ftz`` in ``exp`` (``-fexp-ftz``: subnormal results flushed), with ``.cg`` /
+``.L1::no_allocate`` loads (``-fload-cache-op=cg`` / ``-fload-eviction=L1::no_allocate``) and
+without the ``.minnctapersm 2`` occupancy hint (``-fno-occupancy-hint``), to find what costs
+there (``benchmarks/RESULTS.md``, 2026-11-21: the hint is what mattered).
 
 Needs torch, triton and a GPU; exit status 1 if a check failed.
 """
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import tempfile
 import time
@@ -38,7 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from tritonc.tools.gpu_check import _poison, cdiv, load_launcher, local_arch, rel_error
+from tritonc.options import parse_codegen_flags
+from tritonc.tools.gpu_cases import cdiv, poison
+from tritonc.tools.gpu_check import load_launcher, local_arch, rel_error
 
 #: Timed rounds per implementation (alternating); the best median is reported.
 ROUNDS = 2
@@ -65,8 +65,8 @@ class Row:
     tol: float = 1e-5
     flops: int = 0
     tune: dict = field(default_factory=dict)
-    #: ``(module, attribute, value)`` set while tritonc compiles this row (experiments).
-    patches: tuple = ()
+    #: ``tritonc -f`` flags, without the ``-f``, this row is compiled with (experiments).
+    flags: tuple[str, ...] = ()
     #: ``compile(arch) -> (module, compilation, seconds)`` for a kernel that is not an example
     #: (the tensor-core matmul rows of ``bench_matmul``); None: ``gpu_check.load_launcher``.
     compile: Callable | None = None
@@ -98,7 +98,7 @@ def vector_add_row(torch) -> Row:
     n = 1 << 28
 
     def make():
-        z, zbuf = _poison(torch, (n,), torch.float32)
+        z, zbuf = poison(torch, (n,), torch.float32)
         return dict(x=torch.randn(n, device="cuda"), y=torch.randn(n, device="cuda"), z=z, bufs=[zbuf])
 
     def run(which, mod, a):
@@ -122,17 +122,14 @@ def softmax_warps(block: int) -> int:
 
 def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False, fast_exp: bool = False,
                 exp_ftz: bool = False, cache_op: str = "", eviction: str = "", no_hint: bool = False) -> Row:
-    patches = ((("tritonc.codegen.llvm.elementwise", "F32_DIVISION", "rn"),) if div_rn else ()) + \
-              ((("tritonc.codegen.llvm.memory", "READ_ONLY_CACHE", False),) if no_nc else ()) + \
-              ((("tritonc.codegen.llvm.math_ops", "EXP_F32_UNCORRECTED", True),) if fast_exp else ()) + \
-              ((("tritonc.codegen.llvm.math_ops", "EXP_F32_FTZ", True),) if exp_ftz else ()) + \
-              ((("tritonc.codegen.llvm.memory", "LOAD_CACHE_OP", cache_op),) if cache_op else ()) + \
-              ((("tritonc.codegen.llvm.memory", "LOAD_EVICTION", eviction),) if eviction else ()) + \
-              ((("tritonc.codegen.llvm.lowering", "OCCUPANCY_HINT", False),) if no_hint else ())
+    flags = (("f32-division=rn",) if div_rn else ()) + (("no-read-only-cache",) if no_nc else ()) + \
+            (("exp-uncorrected",) if fast_exp else ()) + (("exp-ftz",) if exp_ftz else ()) + \
+            ((f"load-cache-op={cache_op}",) if cache_op else ()) + \
+            ((f"load-eviction={eviction}",) if eviction else ()) + (("no-occupancy-hint",) if no_hint else ())
     warps = softmax_warps(n)
 
     def make():
-        y, ybuf = _poison(torch, (m, n), torch.float32)
+        y, ybuf = poison(torch, (m, n), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda"), y=y, bufs=[ybuf])
 
     def run(which, mod, a):
@@ -146,19 +143,19 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False
         return [y]
 
     name = "softmax" + (" div.rn" if div_rn else "") + (" no-nc" if no_nc else "") + (" fast-exp" if fast_exp else "") + \
-        (" exp-ftz" if exp_ftz else "") + (f" {cache_op.strip('.')}" if cache_op else "") + \
-        (f" {eviction.strip('.').replace('L1::', '')}" if eviction else "") + (" no-hint" if no_hint else "")
+        (" exp-ftz" if exp_ftz else "") + (f" {cache_op}" if cache_op else "") + \
+        (f" {eviction.replace('L1::', '')}" if eviction else "") + (" no-hint" if no_hint else "")
     return Row(name, f"{m}x{n} fp32", make, run, lambda a: [torch.softmax(a["x"].double(), 1)],
-               2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, patches=patches)
+               2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, flags=flags)
 
 
 def layernorm_row(torch) -> Row:
     m, n, eps = 8192, 4096, 1e-5
 
     def make():
-        y, ybuf = _poison(torch, (m, n), torch.float16)
-        mean, mbuf = _poison(torch, (m,), torch.float32)
-        rstd, rbuf = _poison(torch, (m,), torch.float32)
+        y, ybuf = poison(torch, (m, n), torch.float16)
+        mean, mbuf = poison(torch, (m,), torch.float32)
+        rstd, rbuf = poison(torch, (m,), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda", dtype=torch.float16),
                     w=torch.randn(n, device="cuda", dtype=torch.float16),
                     b=torch.randn(n, device="cuda", dtype=torch.float16),
@@ -190,7 +187,7 @@ def transpose_row(torch) -> Row:
     m = n = 8192
 
     def make():
-        out, obuf = _poison(torch, (n, m), torch.float32)
+        out, obuf = poison(torch, (n, m), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda"), out=out, bufs=[obuf])
 
     def run(which, mod, a):
@@ -211,7 +208,7 @@ def row_sum_row(torch) -> Row:
     m = n = 8192
 
     def make():
-        s, sbuf = _poison(torch, (m,), torch.float32)
+        s, sbuf = poison(torch, (m,), torch.float32)
         return dict(x=torch.randn(m, n, device="cuda"), s=s, bufs=[sbuf])
 
     def run(which, mod, a):
@@ -285,9 +282,9 @@ EXPERIMENT_ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 16384, fast_exp=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, fast_exp=True),
     lambda torch: softmax_row(torch, 4096, 16384, exp_ftz=True),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, cache_op=".cg"),
-    lambda torch: softmax_row(torch, 4096, 16384, eviction=".L1::no_allocate"),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, eviction=".L1::no_allocate"),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, cache_op="cg"),
+    lambda torch: softmax_row(torch, 4096, 16384, eviction="L1::no_allocate"),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, eviction="L1::no_allocate"),
     lambda torch: softmax_row(torch, 4096, 16384, no_hint=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, exp_ftz=True),
 ]
@@ -295,32 +292,12 @@ EXPERIMENT_ROWS: list[Callable] = [
 
 # ---- machinery --------------------------------------------------------------------------
 
-def _set(patches) -> list:
-    """Apply ``(module, attribute, value)`` patches; returns the ones that undo them."""
-    import importlib
-
-    undo = []
-    for module_name, attr, value in patches:
-        module = importlib.import_module(module_name)
-        undo.append((module_name, attr, getattr(module, attr)))
-        setattr(module, attr, value)
-        for fn in vars(module).values():  # compile-time caches that read the attribute
-            if hasattr(fn, "cache_clear"):
-                fn.cache_clear()
-    return undo
-
-
 def compile_row(row: Row, arch: str):
     """Compile and import ``row``'s tritonc kernel (``gpu_check.load_launcher``)."""
     if row.compile is not None:
         return row.compile(arch)
-    undo = _set(row.patches)
-    try:
-        outdir = Path(tempfile.mkdtemp(prefix="tritonc-bench-"))
-        mod, comp, seconds = load_launcher(row, arch, outdir)
-    finally:
-        _set(undo)
-    return mod, comp, seconds
+    outdir = Path(tempfile.mkdtemp(prefix="tritonc-bench-"))
+    return load_launcher(row, arch, outdir, codegen=parse_codegen_flags(row.flags))
 
 
 def check(row: Row, mod, torch) -> tuple[bool, float, str]:

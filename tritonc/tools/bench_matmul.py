@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tritonc.driver import Compilation
-from tritonc.options import CompileOptions
+from tritonc.options import CodegenOptions, CompileOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "benchmarks" / "kernels" / "matmul.tri"
@@ -348,34 +348,18 @@ def run_tests(torch, arch: str, outdir: Path) -> int:
     return failures
 
 
-#: ``--experiments``: (tag, code-generation flags, configuration) of fp16 4096^3 NN variants.
-#: Flags (:func:`codegen_flags`): ``fragment_prefetch``, ``slice_prefetch`` (mma.sync),
-#: ``wgmma_in_flight``, ``copies_after_dot`` (wgmma, ``software_pipeline``'s flags).
+#: ``--experiments``: (tag, code-generation options, configuration) of fp16 4096^3 NN variants.
+#: The options are :class:`~tritonc.options.CodegenOptions` (``tritonc -f`` flags):
+#: ``fragment_prefetch``, ``slice_prefetch`` (mma.sync), ``wgmma_in_flight``,
+#: ``wgmma_copies_after_dot``, ``wgmma_second_barrier`` (wgmma).
 EXPERIMENTS = [
     # mma.sync (sm_90): the K-slice prefetch of 128x256x64 now that the cp.async source
     # addresses are formed at each copy (mad.wide.s32; ptxas: 254 registers, no spills)
-    ("slice", dict(slice_prefetch=True), Config(128, 256, 64, 8, 3)),
-    ("noslice", dict(slice_prefetch=False), Config(128, 256, 64, 8, 3)),
-    ("auto", dict(slice_prefetch="auto"), Config(128, 256, 32, 8, 4)),
-    ("slice", dict(slice_prefetch=True), Config(128, 256, 64, 8, 4)),
+    ("slice", CodegenOptions(slice_prefetch="on"), Config(128, 256, 64, 8, 3)),
+    ("noslice", CodegenOptions(slice_prefetch="off"), Config(128, 256, 64, 8, 3)),
+    ("auto", CodegenOptions(slice_prefetch="auto"), Config(128, 256, 32, 8, 4)),
+    ("slice", CodegenOptions(slice_prefetch="on"), Config(128, 256, 64, 8, 4)),
 ]
-
-
-def codegen_flags(**flags):
-    """Set the code-generation flags of :data:`EXPERIMENTS`; returns the previous values."""
-    from tritonc.codegen.llvm import dot_mma
-    from tritonc.transforms import software_pipeline
-
-    names = {"fragment_prefetch": (dot_mma, "FRAGMENT_PREFETCH"),
-             "slice_prefetch": (software_pipeline, "SLICE_PREFETCH"),
-             "wgmma_in_flight": (software_pipeline, "WGMMA_IN_FLIGHT"),
-             "copies_after_dot": (software_pipeline, "WGMMA_COPIES_AFTER_DOT"),
-             "second_barrier": (software_pipeline, "WGMMA_SECOND_BARRIER")}
-    old = {k: getattr(m, a) for k, (m, a) in names.items()}
-    for k, v in flags.items():
-        m, a = names[k]
-        setattr(m, a, v)
-    return old
 
 
 def experiment_name(tag: str, cfg: Config, arch: str, what: str = "mm") -> str:
@@ -385,12 +369,11 @@ def experiment_name(tag: str, cfg: Config, arch: str, what: str = "mm") -> str:
 def run_experiments(torch, arch: str, outdir: Path) -> None:
     """Time each of :data:`EXPERIMENTS` (prebuilt, or compiled with its flags) at fp16 4096^3
     and 8192^3."""
-    for tag, flags, cfg in EXPERIMENTS:
+    for tag, codegen, cfg in EXPERIMENTS:
         row = Row("exp", "float16", False, False, (4096, 4096, 4096), cfg)
         name, options = row_options(row, arch)
-        old = codegen_flags(**flags)
         try:
-            mod, _ = load_module(experiment_name(tag, cfg, arch), KERNEL, options, outdir)
+            mod, _ = load_module(experiment_name(tag, cfg, arch), KERNEL, replace(options, codegen=codegen), outdir)
             ok, err, _ = check(torch, mod, row)
             ms = bench_row(torch, mod, row, sides=("tritonc",))["tritonc"] if ok else None
             big = Row("exp", "float16", False, False, (8192, 8192, 8192), cfg)
@@ -399,8 +382,6 @@ def run_experiments(torch, arch: str, outdir: Path) -> None:
                   f"8192^3 {tflops(big, ms8)} TFLOP/s", flush=True)
         except Exception as e:
             print(f"experiment {tag} {cfg}: {type(e).__name__}: {str(e)[:200]}", flush=True)
-        finally:
-            codegen_flags(**old)
 
 
 def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
@@ -416,20 +397,15 @@ def prebuild(outdir: Path, arch: str = "sm_90") -> list[str]:
     splitk = CompileOptions(defines={"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "SPLITK": "4", "GROUP_M": "8"},
                             arch=arch, num_warps=4)
     jobs += [(f"splitk_matmul_{arch}", splitk, ROOT / "examples" / "splitk_matmul.tri")]
-    flagged = []  # (name, options, source, flags)
-    for tag, flags, cfg in EXPERIMENTS:
+    for tag, codegen, cfg in EXPERIMENTS:
         name, options = row_options(Row("exp", "float16", False, False, (4096,) * 3, cfg), arch)
-        flagged.append((experiment_name(tag, cfg, arch), options, KERNEL, flags))
+        jobs.append((experiment_name(tag, cfg, arch), replace(options, codegen=codegen), KERNEL))
     written = []
-    for name, options, source, flags in [j + ({},) for j in jobs] + flagged:
+    for name, options, source in jobs:
         path = outdir / f"{name}.py"
         if not path.exists():
             t0 = time.perf_counter()
-            old = codegen_flags(**flags)
-            try:
-                path.write_text(Compilation(source, options).python_module)
-            finally:
-                codegen_flags(**old)
+            path.write_text(Compilation(source, options).python_module)
             print(f"  {name}: {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
         written.append(name)
     return written

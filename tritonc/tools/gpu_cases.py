@@ -1,9 +1,9 @@
 """The ``make gpu-check`` case table: one ``Case`` per example kernel (inputs, launch, reference).
 
-Holds ``Case``, the helpers the cases share (``cdiv``, ``_poison`` for poisoned outputs with a
+Holds ``Case``, the helpers the cases share (``cdiv``, ``poison`` for poisoned outputs with a
 guard region, ``_padded``...), the case factories and ``CASES``, the list ``gpu_check.main``
 walks. The machinery that compiles, checks, times and tabulates the cases is in
-``tritonc.tools.gpu_check`` (which re-exports ``Case``, ``CASES``, ``cdiv`` and ``_poison``;
+``tritonc.tools.gpu_check`` (which re-exports ``Case``, ``CASES``, ``cdiv`` and ``poison``;
 ``tritonc.tools.bench`` imports the last two from there). The Triton versions come from
 ``benchmarks/triton_ref.py``, hence the ``sys.path`` entry below.
 """
@@ -50,7 +50,7 @@ class Case:
     num_warps: int | None = None
 
 
-def _poison(torch, shape, dtype, guard=64):
+def poison(torch, shape, dtype, guard=64):
     """A tensor of ``shape`` filled with NaN (float) or -7 (int), with ``guard`` more poisoned
     elements after it in the same allocation; returns (view, whole buffer)."""
     numel = math.prod(shape)
@@ -66,7 +66,7 @@ def _vector_add_case() -> Case:
         (n,) = size
         x = torch.randn(n, device="cuda")
         y = torch.randn(n, device="cuda")
-        z, zbuf = _poison(torch, (n,), torch.float32)
+        z, zbuf = poison(torch, (n,), torch.float32)
         return dict(x=x, y=y, z=z, bufs=[zbuf])
 
     def run(mod, torch, a, which):
@@ -89,7 +89,7 @@ def _softmax_case() -> Case:
     def inputs(torch, size):
         m, n = size
         x = torch.randn(m, n, device="cuda")
-        y, ybuf = _poison(torch, (m, n), torch.float32)
+        y, ybuf = poison(torch, (m, n), torch.float32)
         return dict(x=x, y=y, bufs=[ybuf])
 
     def run(mod, torch, a, which):
@@ -114,9 +114,9 @@ def _layernorm_case() -> Case:
         x = torch.randn(m, n, device="cuda", dtype=torch.float16)
         w = torch.randn(n, device="cuda", dtype=torch.float16)
         b = torch.randn(n, device="cuda", dtype=torch.float16)
-        y, ybuf = _poison(torch, (m, n), torch.float16)
-        mean, mbuf = _poison(torch, (m,), torch.float32)
-        rstd, rbuf = _poison(torch, (m,), torch.float32)
+        y, ybuf = poison(torch, (m, n), torch.float16)
+        mean, mbuf = poison(torch, (m,), torch.float32)
+        rstd, rbuf = poison(torch, (m,), torch.float32)
         return dict(x=x, w=w, b=b, y=y, mean=mean, rstd=rstd, bufs=[ybuf, mbuf, rbuf])
 
     def run(mod, torch, a, which):
@@ -148,7 +148,7 @@ def _transpose_case() -> Case:
     def inputs(torch, size):
         m, n = size
         x = torch.randn(m, n, device="cuda")
-        out, obuf = _poison(torch, (n, m), torch.float32)
+        out, obuf = poison(torch, (n, m), torch.float32)
         return dict(x=x, out=out, bufs=[obuf])
 
     def run(mod, torch, a, which):
@@ -173,7 +173,7 @@ def _reduce_case(kernel: str) -> Case:
     def inputs(torch, size):
         m, n = size
         x = torch.randn(m, n, device="cuda")
-        s, sbuf = _poison(torch, (m if rows else n,), torch.float32)
+        s, sbuf = poison(torch, (m if rows else n,), torch.float32)
         return dict(x=x, s=s, bufs=[sbuf])
 
     def run(mod, torch, a, which):
@@ -198,7 +198,7 @@ def _matmul_case() -> Case:
         m, n, k = size
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
         b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-        c, cbuf = _poison(torch, (m, n), torch.float16)
+        c, cbuf = poison(torch, (m, n), torch.float16)
         return dict(a=a, b=b, c=c, bufs=[cbuf])
 
     def run(mod, torch, t, which):
@@ -259,7 +259,7 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int) -> Case:
 
         (c0, r0, s0), (c1, r1, s1) = unpack(i), unpack(i + TK)
         delta = ((c1 - c0) * hw * hw + (r1 - r0) * hw + (s1 - s0)).to(torch.int32)
-        y, ybuf = _poison(torch, (n, k, P, P), dt)
+        y, ybuf = poison(torch, (n, k, P, P), dt)
         return dict(x=x, w=w, delta=delta, y=y, bufs=[ybuf])
 
     def run(mod, torch, a, which):
@@ -295,12 +295,12 @@ def _cross_entropy_case(kernel: str) -> Case:
         x = 3 * torch.randn(rows, n, device="cuda")
         labels = torch.randint(0, n, (rows,), device="cuda", dtype=torch.int64)
         if kernel == "forward":
-            nlp, nbuf = _poison(torch, (rows, n), torch.float32)
-            loss, lbuf = _poison(torch, (rows,), torch.float32)
+            nlp, nbuf = poison(torch, (rows, n), torch.float32)
+            loss, lbuf = poison(torch, (rows,), torch.float32)
             return dict(x=x, labels=labels, nlp=nlp, loss=loss, bufs=[nbuf, lbuf])
         nlp = -torch.log_softmax(x, 1)
         dloss = torch.randn(rows, device="cuda")
-        dx, dbuf = _poison(torch, (rows, n), torch.float32)
+        dx, dbuf = poison(torch, (rows, n), torch.float32)
         return dict(x=x, labels=labels, nlp=nlp, dloss=dloss, dx=dx, bufs=[dbuf])
 
     def run(mod, torch, a, which):
@@ -341,7 +341,7 @@ def _bmm_case() -> Case:
         b, m, n, k = size
         x = torch.randn(b, m, k, device="cuda", dtype=torch.float16)
         y = torch.randn(b, k, n, device="cuda", dtype=torch.float16)
-        c, cbuf = _poison(torch, (b, m, n), torch.float16)
+        c, cbuf = poison(torch, (b, m, n), torch.float16)
         return dict(a=x, b=y, c=c, bufs=[cbuf])
 
     def run(mod, torch, t, which):
@@ -371,7 +371,7 @@ def _splitk_matmul_case() -> Case:
         m, n, k = size  # n a multiple of 8 (ldc __multipleof(8)); A's rows padded to 8
         a = _padded(torch, m, k, torch.float16)
         b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-        c, cbuf = _poison(torch, (m, n), torch.float16)
+        c, cbuf = poison(torch, (m, n), torch.float16)
         locks = torch.zeros(2 * cdiv(m, TM) * cdiv(n, TN), device="cuda", dtype=torch.int32)
         return dict(a=a, b=b, c=c, locks=locks, bufs=[cbuf])
 
@@ -419,7 +419,7 @@ def _blocksparse_matmul_case() -> Case:
         for j, (i, kk) in enumerate(zip(rows.tolist(), cols.tolist())):
             dense[i * BLOCK:(i + 1) * BLOCK, kk * BLOCK:(kk + 1) * BLOCK] = blocks[j]
         b = torch.randn(kb * BLOCK, n, device="cuda", dtype=torch.float16)
-        c, cbuf = _poison(torch, (mb * BLOCK, n), torch.float16)
+        c, cbuf = poison(torch, (mb * BLOCK, n), torch.float16)
         return dict(blocks=blocks, lut=lut, dense=dense, b=b, c=c, nnz=nnz, bufs=[cbuf])
 
     def run(mod, torch, t, which):
@@ -449,9 +449,9 @@ def _batchnorm_case() -> Case:
         x = 2 * torch.randn(n, c, h, w, device="cuda") + torch.randn(1, c, 1, 1, device="cuda")
         gamma, beta = torch.randn(c, device="cuda"), torch.randn(c, device="cuda")
         run_mean, run_var = torch.randn(c, device="cuda"), torch.rand(c, device="cuda")
-        y, ybuf = _poison(torch, (n, c, h, w), torch.float32)
-        mean, mbuf = _poison(torch, (c,), torch.float32)
-        rstd, rbuf = _poison(torch, (c,), torch.float32)
+        y, ybuf = poison(torch, (n, c, h, w), torch.float32)
+        mean, mbuf = poison(torch, (c,), torch.float32)
+        rstd, rbuf = poison(torch, (c,), torch.float32)
         return dict(x=x, gamma=gamma, beta=beta, rm=run_mean, rv=run_var, rm0=run_mean.clone(),
                     rv0=run_var.clone(), y=y, mean=mean, rstd=rstd, bufs=[ybuf, mbuf, rbuf])
 
@@ -489,7 +489,7 @@ def _permute_case(kernel: str) -> Case:
         d0, d1, d2 = size
         x = torch.randn(d0, d1, d2 + 3, device="cuda")[:, :, :d2]  # a strided view
         shape = (d2, d0, d1) if kernel == "permute_201" else (d0, d1, d2)
-        y, ybuf = _poison(torch, shape, torch.float32)
+        y, ybuf = poison(torch, shape, torch.float32)
         return dict(x=x, y=y, bufs=[ybuf])
 
     def run(mod, torch, a, which):
@@ -514,7 +514,7 @@ def _paper_matmul_case() -> Case:
     def inputs(torch, size):
         m, n, k = size  # n a multiple of 8 (ldc multiple_of(8)); A's and B's rows padded to 8
         a, b = _padded(torch, m, k, torch.float16), _padded(torch, n, k, torch.float16)
-        c, cbuf = _poison(torch, (m, n), torch.float32)
+        c, cbuf = poison(torch, (m, n), torch.float32)
         return dict(a=a, b=b, c=c, bufs=[cbuf])
 
     def run(mod, torch, t, which):
@@ -559,7 +559,7 @@ def _shift_conv_case() -> Case:
         x = torch.randn(n, c, HW, HW, device="cuda", dtype=torch.float16)
         w = (torch.randn(k, c, device="cuda") / c ** 0.5).to(torch.float16)
         dh, dw = shifts(torch, c)
-        y, ybuf = _poison(torch, (n, k, HW, HW), torch.float16)
+        y, ybuf = poison(torch, (n, k, HW, HW), torch.float16)
         return dict(x=x, w=w, dh=dh, dw=dw, y=y, bufs=[ybuf])
 
     def run(mod, torch, a, which):

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 from tritonc.driver import Compilation
-from tritonc.options import CompileOptions
+from tritonc.options import CodegenOptions, CompileOptions
 from tritonc.tools.examples import by_name
-from tritonc.tools.gpu_cases import CASES, Case, _poison, cdiv  # noqa: F401  (re-exported: tritonc.tools.bench)
+from tritonc.tools.gpu_cases import CASES, Case
 
 
 # ---- machinery ---------------------------------------------------------------------------
@@ -46,13 +46,14 @@ def local_arch(torch) -> str:
     return arch if arch in ("sm_80", "sm_86", "sm_89") else "sm_80"
 
 
-def load_launcher(case: Case, arch: str, outdir: Path):
+def load_launcher(case: Case, arch: str, outdir: Path, codegen: CodegenOptions | None = None):
     """Compile ``case``'s example for ``arch`` and import its generated Python module.
 
     As the CLI does: ``-D`` / ``--tune`` from the case, ``--num-warps`` only when the case names
-    it (else ``auto``), ``--num-stages auto``, specialisation on."""
+    it (else ``auto``), ``--num-stages auto``, specialisation on; ``codegen``: the code
+    generator's switches (default the defaults)."""
     options = CompileOptions(defines=dict(case.defines), tune=dict(case.tune), arch=arch, num_warps=case.num_warps,
-                             specialize=True)
+                             specialize=True, codegen=codegen or CodegenOptions())
     comp = Compilation(by_name(case.example).path, options)
     t0 = time.perf_counter()
     text = comp.python_module

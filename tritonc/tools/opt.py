@@ -2,13 +2,17 @@
 
 ::
 
-    python -m tritonc.tools.opt FILE.ttir --passes=canonicalize,cse [-o OUT]
+    tritonc-opt FILE.ttir --passes=canonicalize,cse [-o OUT] [--emit=ir|llir|ptx] [--arch=ARCH]
         [--print-ir-after=NAME[,NAME...]] [--print-ir-after-all] [--time-passes] [--no-verify-each]
         [--print-analysis=NAME]
 
-Reads a module (``-`` for stdin), verifies it, runs the passes through a
-:class:`~tritonc.passes.PassManager` (verifying after each one unless ``--no-verify-each``)
-and prints the result (to stdout, or atomically to ``-o FILE``). IR dumps and the timing
+(an installed console script; also ``python -m tritonc.tools.opt``). Reads a module (``-``
+for stdin), verifies it, runs the passes through a :class:`~tritonc.passes.PassManager`
+(verifying after each one unless ``--no-verify-each``) and prints the result (to stdout, or
+atomically to ``-o FILE``): the IR (``--emit=ir``, the default), or, for a ttg module whose
+layouts and shared-memory plan are in place, its LLVM IR (``--emit=llir``) or PTX
+(``--emit=ptx``) for ``--arch`` (default :data:`~tritonc.target.DEFAULT_ARCH`), with the code
+generator's default switches. The lowering tests (``tests/lowering/``) run on it. IR dumps and the timing
 table go to stderr. ``--list-passes`` prints the registered passes. ``--print-analysis=NAME``
 (``axis-info``) prints the result with the facts of that analysis as a comment after each op
 (``tritonc.analysis.PRINTABLE_ANALYSES``), for the analysis FileCheck tests.
@@ -31,6 +35,7 @@ from ..ir.parser import IRParseError, parse_module
 from ..ir.printer import print_module
 from ..ir.verifier import verify_module
 from ..passes import PassManager, all_passes, parse_pipeline
+from ..target import ARCHS, DEFAULT_ARCH
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -53,6 +58,9 @@ def _argument_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-verify-each", dest="verify_each", action="store_false", help="do not verify after each pass")
     p.add_argument("--list-passes", action="store_true", help="list the registered passes and exit")
     p.add_argument("--print-analysis", metavar="NAME", help="print the result annotated with analysis NAME (axis-info)")
+    p.add_argument("--emit", choices=("ir", "llir", "ptx"), default="ir",
+                   help="print the IR (default), or lower the ttg module to LLVM IR or PTX")
+    p.add_argument("--arch", choices=ARCHS, default=DEFAULT_ARCH, help="target of --emit=llir/ptx")
     return p
 
 
@@ -101,7 +109,13 @@ def run(argv: list[str], stdout: TextIO, stderr: TextIO, stdin: TextIO | None = 
     except InternalCompilerError as e:
         stderr.write(f"tritonc-opt: internal compiler error: {e}\n")
         return 3
-    if args.print_analysis is not None:
+    if args.emit != "ir":
+        try:
+            result = _lower(module, args.emit, args.arch)
+        except InternalCompilerError as e:
+            stderr.write(f"tritonc-opt: internal compiler error: {e}\n")
+            return 3
+    elif args.print_analysis is not None:
         from ..analysis import print_with_analysis
 
         try:
@@ -119,7 +133,21 @@ def run(argv: list[str], stdout: TextIO, stderr: TextIO, stdin: TextIO | None = 
     return 0
 
 
+def _lower(module, emit: str, arch: str) -> str:
+    """LLVM IR (``emit == "llir"``) or PTX of a lowerable ttg module for ``arch``."""
+    from ..codegen.llvm import lower_module
+    from ..codegen.target import llvm_to_ptx
+    from ..diagnostics import recursion_headroom
+    from ..target import Target
+
+    target = Target(arch)
+    with recursion_headroom():
+        llvm_ir = lower_module(module, target).llvm_ir
+    return llvm_ir if emit == "llir" else llvm_to_ptx(llvm_ir, target)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (``tritonc-opt``)."""
     return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
 
 

@@ -62,9 +62,7 @@ from tritonc.ir.core import Function, Module, Operation, Value
 from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SharedLayout
 from tritonc.ir.types import MemDescType, ScalarType, TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
-
-#: Architectures with ``wgmma.mma_async`` (PTX ISA 9.7.15: sm_90a only).
-WGMMA_ARCHS = ("sm_90a",)
+from tritonc.target import DEFAULT_ARCH, Target
 
 #: The smallest K of a dot on wgmma (see :func:`wgmma_eligible`).
 WGMMA_MIN_K = 32
@@ -370,17 +368,19 @@ class AccelerateMatmul(Pass):
     name = "accelerate-matmul"
     num_warps: int = 4
     allow_tf32: bool = False
-    #: Target architecture: ``sm_90a`` enables wgmma (mma v3, :func:`wgmma_eligible`).
-    arch: str = "sm_80"
+    #: Target architecture: one whose :class:`~tritonc.target.Target` has ``wgmma`` (``sm_90a``)
+    #: enables it (mma v3, :func:`wgmma_eligible`).
+    arch: str = DEFAULT_ARCH
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
+        wgmma = Target(self.arch).has_dot_instruction("wgmma")
         changed = False
         for f in module.functions:
             for dot in [op for op in f.walk() if op.name == "tt.dot"]:
                 kw = eligible(dot, self.allow_tf32)
                 if kw is not None:
-                    n = wgmma_eligible(dot, num_warps) if self.arch in WGMMA_ARCHS else None
+                    n = wgmma_eligible(dot, num_warps) if wgmma else None
                     rewrite_dot(dot, num_warps, kw, n)
                     changed = True
             if changed:

@@ -33,7 +33,7 @@ Memory accesses come first (``transforms/coalesce.py``): every load, store and a
 pointer tile has a coalesced layout (from axis info: order by contiguity, 16-byte accesses
 along the fastest dimension, lanes over consecutive addresses). Values are grouped by the
 constraints above that equate layouts (element-wise ops, broadcasts, loop-carried values,
-``scf.if`` results; union-find, :class:`_Groups`); a group holding an access takes the
+``scf.if`` results; union-find, :class:`~tritonc.analysis.layout_groups.LayoutGroups`); a group holding an access takes the
 access's layout as its default instead of the shape default (loads first, then stores and
 atomics, in program order; gathers, whose pointers have no contiguity, only when nothing
 else decides), so an accumulator, a constant or an index computation feeding an access is
@@ -61,57 +61,18 @@ Algorithm, three walks over each function (a small form of Triton's layout propa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from tritonc.analysis.axis_info import AxisInfoAnalysis
+from tritonc.analysis.layout_groups import LayoutGroups
 from tritonc.ir.core import Block, Function, Module, Operation, Value
+from tritonc.ir.layout_algebra import default_blocked_layout, inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.ops import has_trait
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
+from tritonc.target import WARP_SIZE
 
 from .coalesce import access_layouts, is_tile_access, pointer_of
-
-WARP_SIZE = 32
-
-#: Ops whose tile operands and results all share one layout.
-_SAME_LAYOUT_PREFIXES = ("arith.", "math.")
-_SAME_LAYOUT_OPS = {"tt.addptr", "tt.ptr_to_int", "tt.int_to_ptr", "tt.load", "tt.store", "tt.atomic_rmw",
-                    "tt.atomic_cas", "tt.splat", "tt.make_range"}
-
-
-def _is_same_layout_op(name: str) -> bool:
-    return name.startswith(_SAME_LAYOUT_PREFIXES) or name in _SAME_LAYOUT_OPS
-
-
-@lru_cache(maxsize=None)
-def default_blocked_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLayout:
-    """The default blocked layout of a tile of ``shape`` for ``num_warps`` warps (see module doc)."""
-    rank = len(shape)
-    order = tuple(range(rank - 1, -1, -1))
-    numel = 1
-    for s in shape:
-        numel *= s
-    threads = WARP_SIZE * num_warps
-    spt = [1] * rank
-    fast = order[0]
-    if numel > threads:
-        spt[fast] = max(1, min(4, numel // threads, shape[fast]))
-    tpw = [1] * rank
-    lanes = WARP_SIZE
-    for d in order:
-        t = max(1, min(lanes, shape[d] // spt[d]))
-        tpw[d] = t
-        lanes //= t
-    tpw[order[-1]] *= lanes
-    wpc = [1] * rank
-    warps = num_warps
-    for d in reversed(order):
-        w = max(1, min(warps, shape[d] // (spt[d] * tpw[d])))
-        wpc[d] = w
-        warps //= w
-    wpc[order[-1]] *= warps
-    return BlockedLayout(tuple(spt), tuple(tpw), tuple(wpc), order)
-
 
 def _replicating(layout: BlockedLayout, shape: tuple[int, ...], num_warps: int) -> bool:
     """Whether ``layout`` keeps fewer than a quarter of the CTA's threads on distinct elements
@@ -124,24 +85,6 @@ def _replicating(layout: BlockedLayout, shape: tuple[int, ...], num_warps: int) 
     return numel >= threads and 4 * covering <= threads
 
 
-def trans_layout(layout: BlockedLayout, order: tuple[int, ...]) -> BlockedLayout:
-    """The layout of ``tt.trans(x){order}`` for ``x`` in ``layout``: same threads, dims permuted."""
-    inv = [0] * len(order)
-    for i, o in enumerate(order):
-        inv[o] = i
-    return BlockedLayout(tuple(layout.size_per_thread[o] for o in order),
-                         tuple(layout.threads_per_warp[o] for o in order),
-                         tuple(layout.warps_per_cta[o] for o in order),
-                         tuple(inv[d] for d in layout.order))
-
-
-def _inverse(order) -> tuple[int, ...]:
-    inv = [0] * len(order)
-    for i, o in enumerate(order):
-        inv[o] = i
-    return tuple(inv)
-
-
 def _is_tile(v: Value) -> bool:
     return isinstance(v.type, TileType)
 
@@ -149,61 +92,6 @@ def _is_tile(v: Value) -> bool:
 def _ops_forward(block: Block):
     for op in list(block.ops):
         yield op
-
-
-def _is_source(v: Value) -> bool:
-    """Constants, splats and ranges: cheap to build in any layout, so they link no groups."""
-    op = getattr(v, "op", None)
-    return op is not None and op.name in ("arith.constant", "tt.splat", "tt.make_range")
-
-
-class _Groups:
-    """Union-find over the tile values whose layouts the rules above make equal.
-
-    Broadcasts and *sources* (constants, splats, ranges) link nothing: they are cheap to
-    rebuild in another layout (``remove-layout-conversions``), and a mask or index tile shared
-    by two accesses must not force one access into the other's layout.
-    """
-
-    def __init__(self, f: Function):
-        self.parent: dict[Value, Value] = {}
-        for op in f.walk():
-            self._add(op)
-
-    def find(self, v: Value) -> Value:
-        root = v
-        while self.parent.get(root, root) is not root:
-            root = self.parent[root]
-        while v is not root:  # path compression
-            self.parent[v], v = root, self.parent.get(v, v)
-        return root
-
-    def union(self, *values: Value) -> None:
-        tiles = [v for v in values if _is_tile(v) and not _is_source(v)]
-        for v in tiles[1:]:
-            a, b = self.find(tiles[0]), self.find(v)
-            if a is not b:
-                self.parent[b] = a
-
-    def _add(self, op: Operation) -> None:
-        name = op.name
-        if name == "scf.for":
-            body = op.regions[0].block
-            for vs in zip(op.operands[3:], body.args[1:], body.terminator.operands, op.results):
-                self.union(*vs)
-        elif name == "scf.while":
-            before, after = op.regions[0].block, op.regions[1].block
-            for vs in zip(op.operands, before.args, after.terminator.operands):
-                self.union(*vs)
-            for vs in zip(before.terminator.operands[1:], after.args, op.results):
-                self.union(*vs)
-        elif name == "scf.if":
-            for i, res in enumerate(op.results):
-                self.union(res, *(r.block.terminator.operands[i] for r in op.regions))
-        elif name == "tt.dot":
-            self.union(op.operands[2], op.result)
-        elif _is_same_layout_op(name):
-            self.union(*op.operands, *op.results)
 
 
 class _FunctionLayouts:
@@ -216,7 +104,7 @@ class _FunctionLayouts:
         self.want: dict[Value, Layout] = {}
         self.carried: dict[Operation, list] = {}
         self.changed = False
-        self.groups = _Groups(f)
+        self.groups = LayoutGroups(f)
         #: memory op -> the layout it is done in; value group root -> the group's layout.
         self.access: dict[Operation, Layout] = {}
         self.group_layout: dict[Value, Layout] = {}
@@ -299,7 +187,7 @@ class _FunctionLayouts:
             self.natural[res] = self.nat(op.operands[2])
         elif op in self.access:
             self.natural[res] = self.access[op]
-        elif _is_same_layout_op(name):
+        elif has_trait(name, "same-layout"):
             for v in op.operands:
                 if _is_tile(v):
                     self.natural[res] = self.nat(v)
@@ -374,13 +262,13 @@ class _FunctionLayouts:
             self.set_want(src, SliceLayout(op.attrs["axis"], lay))
         elif name == "tt.trans":
             if isinstance(lay, BlockedLayout):
-                self.set_want(src, trans_layout(lay, _inverse(op.attrs["order"])))
+                self.set_want(src, trans_layout(lay, inverse_permutation(op.attrs["order"])))
         elif name == "tt.reduce":
             if isinstance(lay, SliceLayout) and lay.dim == op.attrs["axis"]:
                 self.set_want(src, lay.parent)
         elif name == "tt.dot":
             self.set_want(op.operands[2], lay)
-        elif _is_same_layout_op(name):
+        elif has_trait(name, "same-layout"):
             for v in op.operands:
                 self.set_want(v, lay)
 
@@ -490,7 +378,7 @@ class _FunctionLayouts:
             lay = SliceLayout(op.attrs["axis"], src.type.layout)
         elif name == "tt.dot":
             lay = op.operands[2].type.layout
-        elif _is_same_layout_op(name) and res not in self.want:
+        elif has_trait(name, "same-layout") and res not in self.want:
             first = next((v for v in op.operands if _is_tile(v)), None)
             lay = first.type.layout if first is not None else self.final(res)
         else:
@@ -500,8 +388,8 @@ class _FunctionLayouts:
         if name == "tt.expand_dims":
             self.require(op, 0, SliceLayout(op.attrs["axis"], lay))
         elif name == "tt.trans":
-            self.require(op, 0, trans_layout(lay, _inverse(op.attrs["order"])))
-        elif _is_same_layout_op(name):
+            self.require(op, 0, trans_layout(lay, inverse_permutation(op.attrs["order"])))
+        elif has_trait(name, "same-layout"):
             for i in range(len(op.operands)):
                 self.require(op, i, lay)
         elif name == "tt.dot":

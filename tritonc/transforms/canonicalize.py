@@ -42,7 +42,7 @@ from ..ir.core import Module, Operation, Value
 from ..ir.types import ScalarType, element_type
 from ..ir.printer import format_attr_value
 from ..passes import AnalysisManager, Pass, register_pass
-from .folding import FOLDABLE_OPS, fold, normalize_int, round_float
+from ..ir.folding import FOLDABLE_OPS, fold, normalize_int, round_float
 from .rewrite import PatternRewriter, RewritePattern, apply_patterns_greedily, pattern
 
 Number = int | float

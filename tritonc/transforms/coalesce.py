@@ -1,4 +1,4 @@
-"""``coalesce``: give every global memory access a layout that coalesces and vectorises it.
+"""Coalescing: the layout that coalesces and vectorises each global memory access.
 
 The layout choice is Triton's (``lib/Dialect/TritonGPU/Transforms/Coalesce.cpp``; legacy
 ``scanline_layout``). For a load, store or atomic whose pointer is a tile, with the pointer's
@@ -20,50 +20,23 @@ layout accesses it equally badly, so it takes whatever layout the rest of the co
 Where this layout is decided: ``assign-layouts`` asks :func:`access_layouts` first and builds
 the whole computation around the memory accesses (a value group holding an access gets its
 layout), so conversions appear only where two accesses really disagree (a transpose). This
-pass then enforces the choice on any ttg module: each access not yet in its layout gets
-``ttg.convert_layout`` around it (operands into the access layout, the result back), which
-``remove-layout-conversions`` then removes where the producers can be rebuilt in the new
-layout. After ``assign-layouts`` it normally finds nothing to do.
-
-Preconditions: ttg IR (every tile has a layout). Preserves: the values' axis info.
+module is that choice only, not a pass: a ``coalesce`` pass that enforced it afterwards was
+never in the pipeline (after ``assign-layouts`` it found nothing to do) and was removed.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import MAX_ACCESS_BYTES, AxisInfoAnalysis
-from tritonc.ir.core import Function, Module, Operation
-from tritonc.ir.layouts import BlockedLayout, Layout
+from tritonc.analysis.layout_groups import LayoutGroups
+from tritonc.ir.core import Function, Operation
+from tritonc.ir.layout_algebra import blocked_layout
+from tritonc.ir.layouts import BlockedLayout
 from tritonc.ir.types import TileType, element_type
-from tritonc.passes import AnalysisManager, Pass, register_pass
-
-WARP_SIZE = 32
+from tritonc.target import WARP_SIZE
 
 #: Global memory accesses (ops with a ``ptr`` operand).
 MEMORY_OPS = ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")
-
-
-def blocked_layout(shape: tuple[int, ...], order: tuple[int, ...], size_per_thread: tuple[int, ...],
-                   num_warps: int) -> BlockedLayout:
-    """The blocked layout of ``shape`` with ``size_per_thread`` and ``order`` (fastest first):
-    lanes and then warps fill the dimensions in ``order``, each clamped to the threads the
-    dimension needs, the leftovers go to the slowest dimension (Triton's ``BlockedEncodingAttr::get``)."""
-    rank = len(shape)
-    tpw, wpc = [1] * rank, [1] * rank
-    lanes, warps, threads = WARP_SIZE, num_warps, WARP_SIZE * num_warps
-    prev_lanes = prev_warps = 1
-    for d in order[:-1]:
-        per_cta = max(1, min(threads, shape[d] // size_per_thread[d]))
-        tpw[d] = max(1, min(per_cta, lanes))
-        wpc[d] = max(1, min(per_cta // tpw[d], warps))
-        lanes //= tpw[d]
-        warps //= wpc[d]
-        threads //= per_cta
-        prev_lanes *= tpw[d]
-        prev_warps *= wpc[d]
-    tpw[order[-1]] = WARP_SIZE // prev_lanes
-    wpc[order[-1]] = num_warps // prev_warps
-    return BlockedLayout(tuple(size_per_thread), tuple(tpw), tuple(wpc), tuple(order))
 
 
 def pointer_of(op: Operation):
@@ -156,58 +129,10 @@ def choose_layouts(accesses: list[Access], group_of, num_warps: int, reduced=fro
 
 def access_layouts(f: Function, axis: AxisInfoAnalysis, num_warps: int, group_of=None):
     """:func:`choose_layouts` over every tile memory op of ``f`` (nested regions included);
-    ``group_of`` defaults to ``assign-layouts``' value groups of ``f``."""
+    ``group_of`` defaults to the value groups of ``f`` (:class:`LayoutGroups`)."""
     if group_of is None:
-        from .assign_layouts import _Groups
-        group_of = _Groups(f).find
+        group_of = LayoutGroups(f).find
     accesses = [access_of(op, axis, num_warps) for op in f.walk() if is_tile_access(op)]
     reduced = {group_of(op.result) for op in f.walk()
                if op.name == "tt.reduce" and isinstance(op.result.type, TileType)}
     return choose_layouts(accesses, group_of, num_warps, reduced)
-
-
-def _current_layout(op: Operation) -> Layout | None:
-    return pointer_of(op).type.layout
-
-
-def _enforce(op: Operation, layout: Layout) -> bool:
-    """Put ``op`` in ``layout``: convert its tile operands, convert its result back."""
-    changed = False
-    for i, v in enumerate(op.operands):
-        if isinstance(v.type, TileType) and v.type.layout != layout:
-            cvt = Operation("ttg.convert_layout", [v], [v.type.with_layout(layout)], loc=op.loc)
-            op.parent.insert_before(op, cvt)
-            op.set_operand(i, cvt.result)
-            changed = True
-    for res in op.results:
-        if isinstance(res.type, TileType) and res.type.layout != layout:
-            old = res.type
-            res.type = old.with_layout(layout)
-            users = list(res.uses)
-            back = Operation("ttg.convert_layout", [res], [old], loc=op.loc)
-            op.parent.insert_after(op, back)
-            for user, index in users:
-                user.set_operand(index, back.result)
-            changed = True
-    return changed
-
-
-@register_pass
-@dataclass
-class Coalesce(Pass):
-    """Put every tile memory access in its coalesced layout (conversions around it)."""
-
-    name = "coalesce"
-    preserves = (AxisInfoAnalysis,)
-
-    def run(self, module: Module, am: AnalysisManager) -> bool:
-        num_warps = int(module.attrs.get("num_warps", 4))
-        axis = am.get(AxisInfoAnalysis)
-        changed = False
-        for f in module.functions:
-            for op, layout in access_layouts(f, axis, num_warps)[0].items():
-                if _current_layout(op) is not None and _current_layout(op) != layout:
-                    changed |= _enforce(op, layout)
-        return changed
-
-

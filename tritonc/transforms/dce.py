@@ -32,13 +32,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.core import Block, BlockArgument, Function, Module, Operation, OpResult, Value
+from ..ir.ops import has_trait, is_read_only
 from ..passes import AnalysisManager, Pass, register_pass
 
-_READ_ONLY = {"tt.load"}
-
-
 def _is_root(op: Operation) -> bool:
-    return not (op.opdef.pure or op.name in _READ_ONLY or op.name.startswith("scf."))
+    """Live whatever its results: an op with effects other than reads (control flow is live
+    through the values it carries)."""
+    return not (op.opdef.pure or is_read_only(op) or has_trait(op, "control-flow"))
 
 
 class _Liveness:

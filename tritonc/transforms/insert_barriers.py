@@ -57,7 +57,8 @@ from dataclasses import dataclass, field
 
 from ..analysis.allocation import SharedAllocation
 from ..analysis.dataflow import DenseForwardProblem, solve_dense_forward
-from ..analysis.liveness import SharedLiveness, shared_effects
+from ..analysis.liveness import SharedLiveness
+from ..ir.ops import shared_effects
 from ..diagnostics import InternalCompilerError
 from ..ir.core import Module, Operation
 from ..passes import AnalysisManager, Pass, register_pass

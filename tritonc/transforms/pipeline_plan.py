@@ -4,11 +4,14 @@
   ``cp.async`` ring, and the plan for one ``scf.for``;
 * :func:`limit_form` / :func:`prefix_mask`: proofs (from axis info) that a load's mask is a
   prefix of each 16-byte chunk, so a masked chunk becomes a ``cp.async`` with a byte count;
-* :class:`_Cloner` and :func:`_build_limit`: rebuilding a load's pointer and mask
+* :class:`LoopCloner` and :func:`build_limit`: rebuilding a load's pointer and mask
   computations outside the loop (prologue) or for a later iteration, in the layouts the copy
-  needs.
+  needs (:func:`operand_wants`: the layouts an op's operands need for a result layout);
+* :func:`is_zero_constant`: whether a load's ``other`` is zero (what ``cp.async`` fills).
 
-Used only by :mod:`tritonc.transforms.software_pipeline`, whose docstring gives the algorithm.
+The seam: this module answers "what would the pipelined loop compute" (plans and the
+rebuilding of a load's address and mask); :mod:`tritonc.transforms.software_pipeline`, its only
+user, decides the schedule and rewrites the loop (its docstring gives the algorithm).
 """
 from __future__ import annotations
 
@@ -17,23 +20,24 @@ from dataclasses import dataclass, field
 from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.builder import Builder
 from tritonc.ir.core import Operation, Value
+from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.ops import get_opdef, has_trait
 from tritonc.ir.types import I32, MemDescType, TileType
 
-from .assign_layouts import trans_layout
 
 
-_SAME_LAYOUT_PREFIXES = ("arith.", "math.")
-_SAME_LAYOUT_OPS = {"tt.addptr", "tt.ptr_to_int", "tt.int_to_ptr", "tt.splat", "tt.make_range"}
 _PREFIX_PREDICATES = {"slt": "lhs", "ult": "lhs", "sle": "lhs", "ule": "lhs",
                       "sgt": "rhs", "ugt": "rhs", "sge": "rhs", "uge": "rhs"}
 
 
 def _same_layout(name: str) -> bool:
-    return name.startswith(_SAME_LAYOUT_PREFIXES) or name in _SAME_LAYOUT_OPS
+    """A pure op whose tile operands and results share one layout (memory accesses excluded:
+    their operands' layouts are the pipeliner's own choice)."""
+    return has_trait(name, "same-layout") and get_opdef(name).pure
 
 
-def _is_zero_constant(v: Value) -> bool:
+def is_zero_constant(v: Value) -> bool:
     op = getattr(v, "op", None)
     while op is not None and op.name == "ttg.convert_layout":
         op = getattr(op.operands[0], "op", None)
@@ -122,7 +126,7 @@ def prefix_mask(mask: Value, d: int, vec: int, axis: AxisInfoAnalysis) -> bool:
     return False
 
 
-class _Cloner:
+class LoopCloner:
     """Clones the stage-0 slice for one iteration (``env``: induction variable and carried
     values of that iteration), rebuilding tiles in wanted layouts."""
 
@@ -172,10 +176,7 @@ class _Cloner:
         elif name == "tt.expand_dims" and isinstance(layout, BlockedLayout):
             wants = [SliceLayout(op.attrs["axis"], layout)]
         elif name == "tt.trans" and isinstance(layout, BlockedLayout):
-            inv = [0] * len(op.attrs["order"])
-            for i, o in enumerate(op.attrs["order"]):
-                inv[o] = i
-            wants = [trans_layout(layout, tuple(inv))]
+            wants = [trans_layout(layout, inverse_permutation(op.attrs["order"]))]
         elif _same_layout(name):
             wants = [layout if isinstance(x.type, TileType) else None for x in op.operands]
         if wants is None:  # no rule: clone as it was, convert the result
@@ -186,7 +187,7 @@ class _Cloner:
         return self.b.create(name, operands, [res_type], dict(op.attrs)).result
 
 
-def _build_limit(b: Builder, cloner: "_Cloner", node, layout: Layout):
+def build_limit(b: Builder, cloner: "LoopCloner", node, layout: Layout):
     """The tile of :func:`limit_form` tree ``node`` in ``layout``: ``("u", i1 tile)`` or
     ``("l", i32 tile)`` (an element is valid where it is positive)."""
     kind = node[0]
@@ -199,11 +200,11 @@ def _build_limit(b: Builder, cloner: "_Cloner", node, layout: Layout):
             lim = b.value("arith.addi", [lim, b.constant(plus, lim.type)], lim.type)
         return "l", lim
     if kind == "bcast":
-        inner_kind, v = _build_limit(b, cloner, node[1], layout)
+        inner_kind, v = build_limit(b, cloner, node[1], layout)
         shape = node[2].result.type.shape
         return inner_kind, b.value("tt.broadcast", [v], TileType(v.type.element, shape, layout))
-    lk, lv = _build_limit(b, cloner, node[1], layout)
-    rk, rv = _build_limit(b, cloner, node[2], layout)
+    lk, lv = build_limit(b, cloner, node[1], layout)
+    rk, rv = build_limit(b, cloner, node[2], layout)
     if lk == rk == "u":
         return "u", b.value("arith.andi", [lv, rv], lv.type)
     if lk == rk == "l":
@@ -212,8 +213,8 @@ def _build_limit(b: Builder, cloner: "_Cloner", node, layout: Layout):
     return "l", b.value("arith.select", [u, lim, b.constant(0, lim.type)], lim.type)
 
 
-def _operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
-    """The layouts :class:`_Cloner` asks of ``op``'s operands for a result in ``layout``."""
+def operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
+    """The layouts :class:`LoopCloner` asks of ``op``'s operands for a result in ``layout``."""
     name = op.name
     tiles = [isinstance(x.type, TileType) for x in op.operands]
     if name in ("tt.broadcast", "ttg.convert_layout"):
@@ -221,10 +222,7 @@ def _operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
     if name == "tt.expand_dims" and isinstance(layout, BlockedLayout):
         return [SliceLayout(op.attrs["axis"], layout)]
     if name == "tt.trans" and isinstance(layout, BlockedLayout):
-        inv = [0] * len(op.attrs["order"])
-        for i, o in enumerate(op.attrs["order"]):
-            inv[o] = i
-        return [trans_layout(layout, tuple(inv))]
+        return [trans_layout(layout, inverse_permutation(op.attrs["order"]))]
     if _same_layout(name):
         return [layout if t else None for t in tiles]
     return [x.type.layout if t else None for x, t in zip(op.operands, tiles)]

@@ -30,25 +30,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tritonc.ir.core import Module, Operation, Value
+from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
+from tritonc.ir.ops import has_trait
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
 
 #: Most ops copied to rematerialise the operand of one conversion.
 MAX_REMAT_OPS = 48
 
-#: Ops copied into another layout instead of converting their results.
-_CHEAP_OPS = {"tt.make_range", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.trans", "tt.addptr",
-              "arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui",
-              "arith.remsi", "arith.remui", "arith.andi", "arith.ori", "arith.xori", "arith.shli",
-              "arith.shrsi", "arith.shrui", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
-              "arith.cmpi", "arith.select", "arith.extsi", "arith.extui", "arith.trunci"}
-
 
 def _cheap(op: Operation) -> bool:
-    """Integer ``arith`` ops by name; the shape ops move registers; constants and selects of
-    any type cost what their integer forms do."""
-    return op.name in _CHEAP_OPS and not op.regions and len(op.results) == 1
+    """An op with the ``cheap`` trait (integer ``arith``, constants, selects, the shape ops that
+    move registers) and one result: copied into another layout instead of converting it."""
+    return has_trait(op, "cheap") and not op.regions and len(op.results) == 1
 
 
 def _operand_layouts(op: Operation, layout: Layout) -> list[Layout | None] | None:
@@ -60,14 +55,13 @@ def _operand_layouts(op: Operation, layout: Layout) -> list[Layout | None] | Non
     if name == "tt.trans":
         if not isinstance(layout, BlockedLayout):
             return None
-        from .assign_layouts import _inverse, trans_layout
-        return [trans_layout(layout, _inverse(op.attrs["order"]))]
+        return [trans_layout(layout, inverse_permutation(op.attrs["order"]))]
     return [layout if isinstance(v.type, TileType) else None for v in op.operands]
 
 
 def _is_free(src: TileType, dst: TileType) -> bool:
     """Whether converting ``src`` to ``dst`` only renumbers registers (no shared memory)."""
-    from tritonc.codegen.llvm.layout_math import distribution, find_register_map, linearize
+    from tritonc.ir.distribution import distribution, find_register_map, linearize
     try:
         sd, dd = distribution(src.layout, src.shape), distribution(dst.layout, dst.shape)
     except (NotImplementedError, ValueError):

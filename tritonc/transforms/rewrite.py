@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable
 from ..diagnostics import InternalCompilerError
 from ..ir.core import Block, Function, Module, Operation, Value
 from ..ir.types import ScalarType, Type, element_type
-from .folding import normalize_int
+from ..ir.folding import normalize_int
 
 
 class RewritePattern:

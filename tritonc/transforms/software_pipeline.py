@@ -45,15 +45,15 @@ Which loops and loads (else the loop is left as it is: plain loads, ``local_allo
   instead of adding up the mask bits.
 
 The slice is cloned in the copy's own layout (Triton's coalesced layout: ``vec`` contiguous
-elements per thread along the most contiguous dimension, ``coalesce.blocked_layout``): its
+elements per thread along the most contiguous dimension, ``layout_algebra.blocked_layout``): its
 ops are rebuilt in that layout (slices of it for the 1-D ranges), loop invariants are converted
 once before the loop. The ring's layout is the swizzled layout of ``accelerate-matmul``
 (``swizzled_layout``) along the pointer's memory order, so ``ldmatrix`` reads it without bank
 conflicts; a ``tt.trans`` between load and allocation becomes a ``ttg.memdesc_trans`` view.
 
-K-slice prefetch (:data:`SLICE_PREFETCH`, by default where the registers allow it, see
-:func:`slice_registers`; the ``slice-prefetch=on|off`` option overrides it; measured in
-``benchmarks/RESULTS.md``), CUTLASS's multistage main loop: when the loop's one dot reads both operands straight from
+K-slice prefetch (the pass option ``slice-prefetch=on|off|auto``, ``tritonc
+-f[no-]slice-prefetch``; ``auto`` by default: where the registers allow it, see
+:func:`slice_registers`; measured in ``benchmarks/RESULTS.md``), CUTLASS's multistage main loop: when the loop's one dot reads both operands straight from
 the rings and its K holds two or more mma steps, the prologue copies ``S`` iterations (all
 slots), waits for slot 0 and loads its first K slice (``ttg.memdesc_subslice``); the dot is
 split into one dot per K slice, the fragments of slice ``kk + 1`` loaded before the dot of
@@ -63,14 +63,14 @@ barrier), and the load of the next slot's slice 0, carried into the next trip. O
 per trip, with the last slice's mma still to issue after it, so the tensor cores do not
 wait for the barrier; the price is a second set of fragment registers.
 
-wgmma dots (mma v3, sm_90a; :data:`WGMMA_IN_FLIGHT`): the dot is issued and left running
+wgmma dots (mma v3, sm_90a; ``wgmma_in_flight``): the dot is issued and left running
 (``pending = 1``); ``ttg.wgmma_wait {num = 1}`` after it waits for the trip before, and
 ``{num = 0}`` after the loop for the last one. A slot is then free only once every warp group
 is past the wait for the trip that read it, so the copies either go out between the dot and
 its wait into the slot of two trips before (``S - 2`` trips ahead, one barrier a trip; the
 copies carry ``no_war``, which tells ``insert-barriers`` that the slot is not the one being
 read), or after the wait and a second barrier into the slot of the trip before (``S - 1``
-ahead, OpenAI Triton's loop; :data:`WGMMA_SECOND_BARRIER`, by default when ``S <= 4``).
+ahead, OpenAI Triton's loop; ``wgmma_second_barrier``, by default when ``S <= 4``).
 
 The loop stays correct for any trip count: copies for iterations that do not exist are
 masked off (they read nothing and write zeros nobody reads), and the ring is waited for after
@@ -85,39 +85,17 @@ from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.builder import Builder
 from tritonc.ir.clone import clone_op
 from tritonc.ir.core import Block, BlockArgument, Module, Operation, Region, Value
+from tritonc.ir.layout_algebra import blocked_layout
 from tritonc.ir.layouts import DotOperandLayout, Layout, MmaLayout
 from tritonc.ir.ttg_ops import subview_layout, trans_shared_layout
 from tritonc.ir.ops import get_opdef
 from tritonc.ir.types import I1, I32, MemDescType, TileType, element_type
 from tritonc.passes import AnalysisManager, Pass, register_pass
+from tritonc.target import DEFAULT_ARCH, WARP_SIZE, Target
 
 from .accelerate_matmul import operand_layout
-from .coalesce import WARP_SIZE, blocked_layout
-from .pipeline_plan import (Candidate, LoopPlan, _build_limit, _Cloner, _is_zero_constant, _operand_wants, limit_form,
+from .pipeline_plan import (Candidate, LoopCloner, LoopPlan, build_limit, is_zero_constant, limit_form, operand_wants,
                             prefix_mask)
-
-#: Split the dot into K slices, prefetching slice kk + 1 before the mma of slice kk and the
-#: next trip's slice 0 right after the one barrier per trip (see the module docstring):
-#: ``True``, ``False``, or ``"auto"``: where :func:`slice_registers` fits the register file.
-SLICE_PREFETCH: bool | str = "auto"
-
-#: Leave each trip's wgmma running into the next trip (``wgmma.wait_group 1`` instead of 0,
-#: Triton's and CUTLASS's Hopper main loop): the copies then run ``S - 2`` trips ahead, since
-#: the slot of the trip before is still being read when a copy is issued.
-WGMMA_IN_FLIGHT = True
-
-#: With a wgmma left running: issue the copies after the dot (the tensor cores get the trip's
-#: work first), before its ``ttg.wgmma_wait {num = 1}``; else right after the barrier.
-WGMMA_COPIES_AFTER_DOT = True
-
-#: With a wgmma left running: issue the copies after the wait for the trip before and a second
-#: barrier (after it every warp group is done with that trip's slot: OpenAI Triton's Hopper
-#: loop), so they run ``S - 1`` trips ahead instead of ``S - 2``, for one more barrier a trip.
-#: ``"auto"``: where ``S - 2`` trips would be fewer than 3 (``S <= 4``). Measured on an H200
-#: (fp16 4096^3, benchmarks/RESULTS.md): 128x256x64 s4 628 TFLOP/s with it, 587 without;
-#: 128x256x32 s6 581 with it, 615 without; s8 580 / 611.
-WGMMA_SECOND_BARRIER: bool | str = "auto"
-
 
 def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
     """Estimated registers per thread of a K-sliced loop: accumulators, two sets of one
@@ -146,9 +124,11 @@ def consumer_mma(alloc: Operation) -> MmaLayout:
 
 
 class SoftwarePipeliner:
-    def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis, slice_prefetch: bool | str = False):
+    """Plans and rewrites the loops of one module; ``options`` is the pass (its switches)."""
+
+    def __init__(self, num_stages: int, num_warps: int, axis: AxisInfoAnalysis, options: "SoftwarePipeline"):
         self.S, self.num_warps, self.axis = num_stages, num_warps, axis
-        self.slice_prefetch = slice_prefetch
+        self.options = options
 
     # -- analysis ----------------------------------------------------------------------------
     def candidate(self, load: Operation, body: Block) -> Candidate | None:
@@ -164,7 +144,7 @@ class SoftwarePipeliner:
         if not user.result.uses or any(u.name != "ttg.local_load" for u, _ in user.result.uses):
             return None
         ptr, mask, other = load.get("ptr"), load.get("mask"), load.get("other")
-        if other is not None and not _is_zero_constant(other):
+        if other is not None and not is_zero_constant(other):
             return None
         pointee = element_type(ptr.type).pointee
         eb = pointee.bytes
@@ -247,7 +227,7 @@ class SoftwarePipeliner:
             w = wants.get(op.result)
             if w is None or not isinstance(op.result.type, TileType):
                 continue
-            for x, ow in zip(op.operands, _operand_wants(op, w)):
+            for x, ow in zip(op.operands, operand_wants(op, w)):
                 if ow is not None and isinstance(x.type, TileType):
                     wants.setdefault(x, ow)
         return plan
@@ -255,10 +235,11 @@ class SoftwarePipeliner:
     # -- transformation ----------------------------------------------------------------------
     def slice_target(self, plan: LoopPlan):
         """``(dot, load_a, load_b, k_slice)`` when the loop's one dot reads both operands straight
-        from pipelined buffers and its K holds at least two mma steps (see ``SLICE_PREFETCH``)."""
-        if not self.slice_prefetch:
+        from pipelined buffers and its K holds at least two mma steps (see
+        :attr:`SoftwarePipeline.slice_prefetch`)."""
+        if self.options.slice_prefetch == "off":
             return None
-        auto = self.slice_prefetch == "auto"
+        auto = self.options.slice_prefetch == "auto"
         body = plan.loop.regions[0].block
         allocs = {c.alloc.result: c for c in plan.candidates}
         dots = [op for op in body.ops if op.name == "tt.dot"]
@@ -284,15 +265,17 @@ class SoftwarePipeliner:
                          * (2 if c.mask_kind in ("limit", "prefix") else 1) for c in plan.candidates)
             regs = slice_registers(dot.result.type.shape, a_layout.parent.warps_per_cta, self.num_warps, chunks,
                                    dot.operands[0].type.element.bytes)
-            if regs > min(255, 65536 // threads):
+            target = Target(self.options.arch)
+            if regs > min(target.max_registers_per_thread, target.registers_per_sm // threads):
                 return None
         return dot, loads[0], loads[1], k_slice
 
     def wgmma_target(self, plan: LoopPlan) -> Operation | None:
-        """The loop's one dot when it can be left running across trips (see ``WGMMA_IN_FLIGHT``):
+        """The loop's one dot when it can be left running across trips (see
+        :attr:`SoftwarePipeline.wgmma_in_flight`):
         a wgmma (mma v3) dot reading both operands from the rings, accumulating into an
         iteration argument used by it alone, its result used by the yield alone; ``S >= 3``."""
-        if not WGMMA_IN_FLIGHT or self.S < 3:
+        if not self.options.wgmma_in_flight or self.S < 3:
             return None
         body = plan.loop.regions[0].block
         allocs = {c.alloc.result for c in plan.candidates}
@@ -332,7 +315,8 @@ class SoftwarePipeliner:
         running = None if target else self.wgmma_target(plan)
         # Iterations between a copy and its use: with a wgmma left running, the slot of the
         # trip before is still being read when the next copy is issued, so one less.
-        second = running is not None and (S <= 4 if WGMMA_SECOND_BARRIER == "auto" else bool(WGMMA_SECOND_BARRIER))
+        second_barrier = self.options.wgmma_second_barrier
+        second = running is not None and (S <= 4 if second_barrier == "auto" else second_barrier == "on")
         ahead_by = S if target else S - 2 if running and not second else S - 1
 
         for c in plan.candidates:
@@ -353,7 +337,7 @@ class SoftwarePipeliner:
             return plan.wants.get(a, a.type.layout)
 
         def issue(b: Builder, env: dict, slot: Value, iter_iv: Value, no_war: bool = False) -> None:
-            cloner = _Cloner(plan, env, b, pre, hoisted)
+            cloner = LoopCloner(plan, env, b, pre, hoisted)
             valid = b.value("arith.cmpi", [iter_iv, ub], I1, {"predicate": pred})
             for c in plan.candidates:
                 ptr, mask = c.load.get("ptr"), c.load.get("mask")
@@ -361,7 +345,7 @@ class SoftwarePipeliner:
                 p = cloner.get(ptr, lay)
                 shape = tuple(ptr.type.shape)
                 if c.mask_kind == "limit":
-                    m = _build_limit(b, cloner, c.limit, lay)[1]
+                    m = build_limit(b, cloner, c.limit, lay)[1]
                     zero = b.constant(0, TileType(I32, shape, lay))
                     m = b.value("arith.select", [valid, m, zero], m.type)
                 else:
@@ -376,7 +360,7 @@ class SoftwarePipeliner:
             b.create("ttg.async_commit_group", [], [])
             return cloner
 
-        def advance(cloner: _Cloner) -> list[Value]:
+        def advance(cloner: LoopCloner) -> list[Value]:
             return [cloner.get(yield_op.operands[j], arg_layout(j)) for j in plan.s0_args]
 
         def view(b: Builder, c: Candidate, slot: Value) -> Value:
@@ -468,7 +452,7 @@ class SoftwarePipeliner:
             ins, ext = extras
             b.create("ttg.async_wait", rings, [], {"num": ahead_by - 1})
             b.create("gpu.barrier", [], [])
-            if not (running and (WGMMA_COPIES_AFTER_DOT or second)):
+            if not (running and (self.options.wgmma_copies_after_dot or second)):
                 ahead_next = issue_ahead(ins)
 
         # The original body, reading the pipelined tiles from slot ext.
@@ -508,7 +492,7 @@ class SoftwarePipeliner:
                 # Issued and left running; the copies go out while it runs, then the wait
                 # for the trip before (its slot is refilled in two trips' time).
                 new_op.attrs["pending"] = 1
-                if WGMMA_COPIES_AFTER_DOT and not second:
+                if self.options.wgmma_copies_after_dot and not second:
                     ahead_next = issue_ahead(ins, no_war=True)
                 vmap[op.result] = b.value("ttg.wgmma_wait", [new_op.result], new_op.result.type, {"num": 1})
                 if second:
@@ -539,17 +523,40 @@ class SoftwarePipeline(Pass):
     name = "software-pipeline"
     num_stages: int = 3
     num_warps: int = 4
-    #: K-slice prefetch across the barrier: ``"on"``, ``"off"`` or ``"default"``
-    #: (:data:`SLICE_PREFETCH` decides).
-    slice_prefetch: str = "default"
+    #: The target architecture (its register file bounds the ``auto`` K-slice prefetch).
+    arch: str = DEFAULT_ARCH
+    #: Split the dot into K slices, prefetching slice kk + 1 before the mma of slice kk and the
+    #: next trip's slice 0 right after the one barrier per trip (see the module docstring):
+    #: ``"on"``, ``"off"``, or ``"auto"``: where :func:`slice_registers` fits the register file
+    #: (``-f[no-]slice-prefetch``, ``CodegenOptions.slice_prefetch``).
+    slice_prefetch: str = "auto"
+    #: Leave each trip's wgmma running into the next trip (``wgmma.wait_group 1`` instead of 0,
+    #: Triton's and CUTLASS's Hopper main loop): the copies then run ``S - 2`` trips ahead, since
+    #: the slot of the trip before is still being read when a copy is issued.
+    wgmma_in_flight: bool = True
+    #: With a wgmma left running: issue the copies after the dot (the tensor cores get the trip's
+    #: work first), before its ``ttg.wgmma_wait {num = 1}``; else right after the barrier.
+    wgmma_copies_after_dot: bool = True
+    #: With a wgmma left running: issue the copies after the wait for the trip before and a second
+    #: barrier (after it every warp group is done with that trip's slot: OpenAI Triton's Hopper
+    #: loop), so they run ``S - 1`` trips ahead instead of ``S - 2``, for one more barrier a trip.
+    #: ``"auto"``: where ``S - 2`` trips would be fewer than 3 (``S <= 4``). Measured on an H200
+    #: (fp16 4096^3, benchmarks/RESULTS.md): 128x256x64 s4 628 TFLOP/s with it, 587 without;
+    #: 128x256x32 s6 581 with it, 615 without; s8 580 / 611.
+    wgmma_second_barrier: str = "auto"
+
+    def __post_init__(self) -> None:
+        for name in ("slice_prefetch", "wgmma_second_barrier"):
+            if getattr(self, name) not in ("on", "off", "auto"):
+                raise ValueError(f"option '{name.replace('_', '-')}' of pass 'software-pipeline' expects "
+                                 f"on, off or auto, got '{getattr(self, name)}'")
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
         if self.num_stages < 2:
             return False
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
         axis = am.get(AxisInfoAnalysis)
-        slices = {"on": True, "off": False}.get(self.slice_prefetch, SLICE_PREFETCH)
-        pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis, slices)
+        pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis, self)
         plans = []
         for f in module.functions:
             for op in f.walk():

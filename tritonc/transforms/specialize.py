@@ -34,8 +34,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..ir.clone import clone_op
-from ..ir.core import Function, Module, Value
+from ..ir.clone import clone_function
+from ..ir.core import Module
 from ..ir.types import PointerType, ScalarType
 from ..passes import AnalysisManager, Pass, register_pass
 
@@ -65,21 +65,6 @@ def specialized_attrs(arg_type, attrs: dict[str, Any], divisor: int) -> dict[str
             return None
         return {**attrs, "multipleof": math.lcm(multiple, divisor)}
     return None
-
-
-def clone_function(f: Function, name: str | None = None) -> Function:
-    """A deep copy of ``f`` (detached: add it to a module yourself), optionally renamed."""
-    copy = Function(name or f.name, f.arg_types, f.result_types, [a.name for a in f.args], kind=f.kind,
-                    arg_attrs=[dict(a) for a in f.arg_attrs], loc=f.loc, attrs=dict(f.attrs))
-    value_map: dict[Value, Value] = dict(zip(f.args, copy.args))
-    for op in f.body.block.ops:
-        copy.body.block.append(clone_op(op, value_map))
-    return copy
-
-
-def clone_module(module: Module) -> Module:
-    """A deep copy of ``module`` (functions in order, module attributes)."""
-    return Module([clone_function(f) for f in module.functions], attrs=dict(module.attrs))
 
 
 @register_pass

@@ -4,8 +4,10 @@ The lowering is split by op family (each module's docstring says what it emits a
 ``lowering`` (kernel driver, ABI, shared memory, value model), ``layout_math`` (which
 element each register of each thread holds), ``elementwise`` and ``math_ops``, ``memory``,
 ``reduce``, ``convert`` (layout conversions, broadcast, expand_dims, reshape, trans),
-``dot_fma``, ``dot_mma`` (tensor cores), ``shared_ops`` (explicit shared-memory buffers, ldmatrix,
-cp.async), ``atomics``, ``control_flow``, ``tile_ops``.
+``dot`` (which instruction a dot uses: one decision table), ``dot_fma``, ``dot_mma`` and
+``dot_wgmma`` (tensor cores), ``shared_ops`` (explicit shared-memory buffers, ldmatrix,
+cp.async), ``atomics``, ``control_flow``, ``tile_ops``. The handler table (``lowering.HANDLERS``)
+is filled by importing these modules.
 """
 from __future__ import annotations
 
@@ -13,14 +15,14 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
-from tritonc.codegen.target import DATALAYOUT, TRIPLE
+from tritonc.target import DATALAYOUT, TRIPLE
 from tritonc.ir.core import Module
+from tritonc.ir.effects import WGMMA_ALIGNMENT
+from tritonc.options import CodegenOptions
+from tritonc.target import Target
 
-from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, memory, reduce, tile_ops  # noqa: F401
-from . import dot_mma, shared_ops  # noqa: F401  (after dot_fma: dot_mma wraps its tt.dot handler)
-from . import dot_wgmma  # noqa: F401  (after dot_mma: dot_wgmma wraps its tt.dot handler)
+from . import atomics, control_flow, convert, dot, elementwise, math_ops, memory, reduce, shared_ops, tile_ops  # noqa: F401
 from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo, uses_wgmma
-from .smem_access import WGMMA_ALIGNMENT
 
 __all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]
 
@@ -33,8 +35,9 @@ class LoweredModule:
     kernels: dict[str, KernelInfo] = field(default_factory=dict)
 
 
-def lower_module(module: Module, target_arch: str = "sm_90") -> LoweredModule:
-    """Lower every kernel of a ttg module (after ``assign-layouts``) to one LLVM module.
+def lower_module(module: Module, target: Target, options: CodegenOptions | None = None) -> LoweredModule:
+    """Lower every kernel of a ttg module (after ``assign-layouts``) to one LLVM module for
+    ``target``, with the code generator's switches ``options`` (default: the defaults).
 
     Device functions (``kind == "device"``) are skipped: they must have been inlined.
 
@@ -54,5 +57,5 @@ def lower_module(module: Module, target_arch: str = "sm_90") -> LoweredModule:
     for f in module.functions:
         if f.kind != "kernel":
             continue
-        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target_arch).build()
+        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target, options).build()
     return LoweredModule(str(llmod), kernels)

@@ -19,7 +19,7 @@ Each element is updated exactly once and every register gets the element's old v
   thread's later accesses happen after the acquire, and see the old value); every thread
   loads it. So the whole CTA sees one old value and a spin lock is a uniform loop
   (``insert-barriers`` adds the barrier that lets the next trip overwrite the scratch).
-  Scratch: :func:`scratch_bytes`. Without the fences the data protected by the lock was seen
+  Scratch: ``ir/scratch.atomic_scratch``. Without the fences the data protected by the lock was seen
   stale on an H200 (30 of 30 split-K runs wrong); with them, right. Tile atomics stay
   relaxed (spec §5): they accumulate, they do not synchronise.
 * ``atomic_cas(p, cmp, v)``: ``cmpxchg p, cmp, v syncscope("device") monotonic monotonic``
@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.core import Operation
+from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import TileType, element_type
 
-from .convert import through_shared, through_shared_bytes
-from .layout_math import canonical_ir, distribution
-from .lowering import I32, const, llvm_type, lowers, scratch, smem_elem_bytes
+from .convert import through_shared
+from .layout_math import canonical_ir
+from .lowering import I32, KernelLowering, const, llvm_type, lowers
 from .memory import scalar_leader
 
 ORDER = 'syncscope("device") monotonic'
@@ -43,7 +45,7 @@ _RMW = {"add": "add", "fadd": "fadd", "max": "max", "umax": "umax", "min": "min"
 _FLOAT_KIND = {"add": "fadd", "max": "fmax", "min": "fmin"}
 
 
-def _guarded(lw, pred, ty: ir.Type, emit) -> ir.Value:
+def _guarded(lw: KernelLowering, pred, ty: ir.Type, emit) -> ir.Value:
     """``emit()`` under ``pred`` (None: unconditionally); the result is 0 where it did not run."""
     if pred is None:
         return emit()
@@ -63,20 +65,7 @@ def _guarded(lw, pred, ty: ir.Type, emit) -> ir.Value:
     return phi
 
 
-@scratch("tt.atomic_rmw", "tt.atomic_cas")
-def scratch_bytes(op) -> int:
-    """The broadcast of the old values (:func:`_finish`): 0 when the result is unused or held
-    once per element."""
-    res = op.result
-    if not res.uses:
-        return 0
-    if isinstance(res.type, TileType):
-        replicated = distribution(res.type.layout, res.type.shape).replicated
-        return through_shared_bytes(res.type) if replicated else 0
-    return smem_elem_bytes(res.type)
-
-
-def _finish(lw, op, olds: list, is_tile: bool) -> None:
+def _finish(lw: KernelLowering, op: Operation, olds: list, is_tile: bool) -> None:
     """Give every register (every thread, for scalars) the old value of its element."""
     res = op.result
     if not res.uses:
@@ -97,7 +86,7 @@ def _finish(lw, op, olds: list, is_tile: bool) -> None:
     lw.set(res, v)
 
 
-def _synchronising(lw, op, emit_atomic, mask=None) -> None:
+def _synchronising(lw: KernelLowering, op: Operation, emit_atomic, mask=None) -> None:
     """A scalar atomic as a CTA-wide acquire-release (module docstring): barrier, thread 0's
     fence / atomic / fence, then :func:`_finish`'s broadcast, or a barrier when the result is
     unused."""
@@ -117,7 +106,7 @@ def _synchronising(lw, op, emit_atomic, mask=None) -> None:
         lw.barrier()
 
 
-def _predicates(lw, op, ptr, mask):
+def _predicates(lw: KernelLowering, op: Operation, ptr, mask):
     if isinstance(ptr.type, TileType):
         dist = lw.dist(ptr)
         n = dist.num_regs
@@ -130,7 +119,7 @@ def _predicates(lw, op, ptr, mask):
 
 
 @lowers("tt.atomic_rmw")
-def _atomic_rmw(lw, op) -> None:
+def _atomic_rmw(lw: KernelLowering, op: Operation) -> None:
     ptr, value, mask = op.get("ptr"), op.get("value"), op.get("mask")
     ty = llvm_type(element_type(value.type))
     kind = op.attrs["kind"]
@@ -148,7 +137,7 @@ def _atomic_rmw(lw, op) -> None:
 
 
 @lowers("tt.atomic_cas")
-def _atomic_cas(lw, op) -> None:
+def _atomic_cas(lw: KernelLowering, op: Operation) -> None:
     ptr, cmp, value = op.operands
     ty = llvm_type(element_type(value.type))
     ity = ty if isinstance(ty, ir.IntType) else ir.IntType({"half": 16, "bfloat": 16, "float": 32,

@@ -14,16 +14,16 @@ takes the same branches, which is what makes the barriers inside loops and ifs l
 """
 from __future__ import annotations
 
-from tritonc.ir.core import Block, Value
+from tritonc.ir.core import Block, Operation, Value
 from tritonc.ir.types import TileType
 
-from .lowering import lowers
+from .lowering import KernelLowering, lowers
 
 _ICMP = {"eq": ("s", "=="), "ne": ("s", "!="), "slt": ("s", "<"), "sle": ("s", "<="), "sgt": ("s", ">"),
          "sge": ("s", ">="), "ult": ("u", "<"), "ule": ("u", "<="), "ugt": ("u", ">"), "uge": ("u", ">=")}
 
 
-def flatten(lw, values: list[Value]) -> list:
+def flatten(lw: KernelLowering, values: list[Value]) -> list:
     """All registers of ``values`` in order (a scalar is one register)."""
     out = []
     for v in values:
@@ -32,7 +32,7 @@ def flatten(lw, values: list[Value]) -> list:
     return out
 
 
-def unflatten(lw, targets: list[Value], regs: list) -> None:
+def unflatten(lw: KernelLowering, targets: list[Value], regs: list) -> None:
     """Define ``targets`` from a flat register list (the inverse of :func:`flatten`)."""
     i = 0
     for v in targets:
@@ -45,13 +45,13 @@ def unflatten(lw, targets: list[Value], regs: list) -> None:
             i += 1
 
 
-def lower_body(lw, block: Block) -> None:
+def lower_body(lw: KernelLowering, block: Block) -> None:
     """Lower every op of a region's block except its terminator."""
     for op in block.ops[:-1]:
         lw.lower_op(op)
 
 
-def _phis(lw, regs: list, pred_block) -> list:
+def _phis(lw: KernelLowering, regs: list, pred_block) -> list:
     phis = []
     for r in regs:
         phi = lw.b.phi(r.type)
@@ -61,7 +61,7 @@ def _phis(lw, regs: list, pred_block) -> list:
 
 
 @lowers("scf.for")
-def _for(lw, op) -> None:
+def _for(lw: KernelLowering, op: Operation) -> None:
     b = lw.b
     lb, ub, step = (lw.get(v) for v in op.operands[:3])
     body = op.regions[0].block
@@ -94,7 +94,7 @@ def _for(lw, op) -> None:
 
 
 @lowers("scf.while")
-def _while(lw, op) -> None:
+def _while(lw: KernelLowering, op: Operation) -> None:
     b = lw.b
     before, after = op.regions[0].block, op.regions[1].block
     inits = flatten(lw, op.operands)
@@ -124,7 +124,7 @@ def _while(lw, op) -> None:
 
 
 @lowers("scf.if")
-def _if(lw, op) -> None:
+def _if(lw: KernelLowering, op: Operation) -> None:
     b = lw.b
     cond = lw.get(op.operands[0])
     then_bb = b.append_basic_block("if.then")

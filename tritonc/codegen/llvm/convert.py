@@ -14,7 +14,7 @@ row-major linear index). At compile time the mapping is evaluated for every thre
    layouts);
 2. otherwise through shared memory: each canonical source register (one copy per element)
    is stored at its row-major linear index in the op's scratch, ``bar.sync``, each destination
-   register loads the element it needs. Scratch (:func:`scratch_bytes`): ``numel * element
+   register loads the element it needs. Scratch (``ir/scratch.redistribution_scratch``): ``numel * element
    bytes`` (pointers 8, ``i1`` 1). The barrier that lets a later op overwrite the scratch is
    ``insert-barriers``' job.
 
@@ -23,71 +23,16 @@ vectorised shared-memory traffic come later.
 """
 from __future__ import annotations
 
-import numpy as np
+from tritonc.ir.core import Operation
+from tritonc.ir.distribution import redistribution, register_map
+from tritonc.ir.scratch import smem_elem_bytes, through_shared_bytes
 
-from tritonc.ir.types import TileType
-
-from .layout_math import (canonical_ir, coords_ir, distribution, find_register_map, linear_ids_ir,
-                          linear_ir, linearize)
-from .lowering import I32, const, lowers, scratch, smem_elem_bytes
-
-
-def redistribution(op) -> tuple:
-    """``(source type, destination type, select)`` of one of this module's ops.
-
-    ``select``: for each source dimension, the destination dimension its coordinate comes from,
-    or ``None`` for coordinate 0; ``None`` altogether means "same row-major linear index"
-    (reshape).
-    """
-    src, res = op.operands[0].type, op.result.type
-    if op.name == "tt.broadcast":
-        return src, res, [i if s == r else None for i, (s, r) in enumerate(zip(src.shape, res.shape))]
-    if op.name == "tt.expand_dims":
-        if not isinstance(src, TileType):
-            raise NotImplementedError("expand_dims of a scalar")
-        return src, res, [j for j in range(res.rank) if j != op.attrs["axis"]]
-    if op.name == "tt.reshape":
-        return src, res, None
-    if op.name == "tt.trans":
-        order = list(op.attrs["order"])
-        inv = [0] * len(order)
-        for i, o in enumerate(order):
-            inv[o] = i
-        return src, res, inv
-    return src, res, list(range(src.rank))  # ttg.convert_layout
-
-
-def register_map(src_type: TileType, dst_type: TileType, select) -> list[int] | None:
-    """Case 1 of the module docstring: the source register of each destination register when
-    the move is a renumbering in every thread, else ``None`` (case 2, through shared memory)."""
-    sd, dd = distribution(src_type.layout, src_type.shape), distribution(dst_type.layout, dst_type.shape)
-    if sd == dd and (select is None or list(select) == list(range(len(dd.shape)))):
-        return list(range(sd.num_regs))
-    dcoords = dd.coords()
-    if select is None:
-        target = linearize(dcoords, dd.shape)
-    else:
-        zeros = np.zeros(dcoords.shape[:-1], dtype=np.int64)
-        cols = [dcoords[..., s] if s is not None else zeros for s in select]
-        target = linearize(np.stack(cols, axis=-1), sd.shape)
-    return find_register_map(sd, target)
-
-
-def through_shared_bytes(tile: TileType) -> int:
-    """Scratch of a move through shared memory: one copy of every element of ``tile``."""
-    return tile.numel * smem_elem_bytes(tile.element)
-
-
-@scratch("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans")
-def scratch_bytes(op) -> int:
-    if not isinstance(op.operands[0].type, TileType):
-        return 0
-    src, dst, select = redistribution(op)
-    return 0 if register_map(src, dst, select) is not None else through_shared_bytes(src)
+from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir
+from .lowering import I32, KernelLowering, const, lowers
 
 
 @lowers("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans")
-def _redistribute(lw, op) -> None:
+def _redistribute(lw: KernelLowering, op: Operation) -> None:
     src, dst, select = redistribution(op)
     regs = lw.get(op.operands[0])
     lw.dist(src), lw.dist(dst)  # checks that both layouts are for this kernel's threads
@@ -98,7 +43,7 @@ def _redistribute(lw, op) -> None:
         lw.set(op.result, through_shared(lw, op, regs, src, dst, select))
 
 
-def through_shared(lw, op, src_regs, src_type, dst_type, select) -> list:
+def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_type, select) -> list:
     """Registers of ``dst_type`` from ``src_regs`` through ``op``'s scratch: store, barrier, load."""
     sd, dd = lw.dist(src_type), lw.dist(dst_type)
     elem = src_type.element

@@ -1,5 +1,5 @@
 """``tt.dot`` on CUDA cores: ``acc + a @ b`` with one FMA per product (the correct, general path;
-``accelerate-matmul`` will move eligible dots to ``mma.sync``/``wgmma`` later).
+``accelerate-matmul`` moves eligible dots to ``mma.sync``/``wgmma``; ``dot.py`` chooses).
 
 Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trailing batch axes).
 ``a`` and ``b`` may be in any layout; the result has the accumulator's layout.
@@ -14,7 +14,7 @@ Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trai
    integers (wrapping). Inputs are first converted to the accumulator's type: ``f16``/``bf16``
    -> ``f32`` exactly (``fpext``), ``i8`` -> ``i32`` by sign extension.
 
-Scratch (:func:`scratch_bytes`): ``numel(a) * bytes(a)`` rounded up to 16, plus ``numel(b) *
+Scratch (``ir/scratch.dot_scratch``): ``numel(a) * bytes(a)`` rounded up to 16, plus ``numel(b) *
 bytes(b)``. The barrier before the scratch is written again (the next trip of a K loop) is
 ``insert-barriers``' job.
 ``input_precision = "tf32"`` is computed in full f32 (the spec allows more precision).
@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.core import Operation
+from tritonc.ir.scratch import dot_scratch, fma_dot_b_offset, smem_elem_bytes
 from tritonc.ir.types import ScalarType
 
 from .elementwise import intrinsic_call
 from .layout_math import canonical_ir, coords_ir, linear_ids_ir
-from .lowering import I32, const, llvm_type, lowers, scratch, smem_elem_bytes
+from .lowering import I32, KernelLowering, const, llvm_type
 
 
 def _to_acc(b: ir.IRBuilder, v: ir.Value, src: ScalarType, acc: ScalarType, acc_ty: ir.Type) -> ir.Value:
@@ -42,7 +44,7 @@ def _to_acc(b: ir.IRBuilder, v: ir.Value, src: ScalarType, acc: ScalarType, acc_
     return b.fptosi(v, acc_ty)
 
 
-def _stage(lw, regs, tile, base: int) -> None:
+def _stage(lw: KernelLowering, regs, tile, base: int) -> None:
     dist = lw.dist(tile)
     nbytes = smem_elem_bytes(tile.element)
     canon = canonical_ir(lw, dist)
@@ -53,19 +55,8 @@ def _stage(lw, regs, tile, base: int) -> None:
             lw.smem_store(v, tile.element, lw.scratch_address(base, b.mul(lin[r], const(I32, nbytes))))
 
 
-def _b_start(a_type) -> int:
-    """Where ``b`` starts in the scratch: after ``a``, 16-byte aligned."""
-    return (a_type.numel * smem_elem_bytes(a_type.element) + 15) // 16 * 16
-
-
-@scratch("tt.dot")
-def scratch_bytes(op) -> int:
-    a, b, _ = op.operands
-    return _b_start(a.type) + b.type.numel * smem_elem_bytes(b.type.element)
-
-
-@lowers("tt.dot")
-def _dot(lw, op) -> None:
+def lower_fma_dot(lw: KernelLowering, op: Operation) -> None:
+    """Lower ``tt.dot`` ``op`` with one FMA per product (see the module docstring)."""
     a, bv, acc = op.operands
     at, bt, ct = a.type, bv.type, op.result.type
     M, K = at.shape[0], at.shape[1]
@@ -74,8 +65,8 @@ def _dot(lw, op) -> None:
     for s in at.shape[2:]:
         nb *= s
     a_bytes, b_bytes = smem_elem_bytes(at.element), smem_elem_bytes(bt.element)
-    base = lw.scratch_base(op, scratch_bytes(op))
-    a_base, b_base = base, base + _b_start(at)
+    base = lw.scratch_base(op, dot_scratch(op))
+    a_base, b_base = base, base + fma_dot_b_offset(at)
     _stage(lw, lw.get(a), at, a_base)
     _stage(lw, lw.get(bv), bt, b_base)
     lw.barrier()

@@ -2,7 +2,7 @@
 
 Applies when the accumulator has an :class:`~tritonc.ir.layouts.MmaLayout` (version 2) and
 ``a``/``b`` have the matching :class:`~tritonc.ir.layouts.DotOperandLayout` (set by
-``accelerate-matmul``); any other ``tt.dot`` goes to ``dot_fma.py``. The instruction per
+``accelerate-matmul``; ``dot.py`` chooses); any other ``tt.dot`` goes to ``dot_fma.py``. The instruction per
 operand type (``kw`` elements per 32-bit register, K per instruction ``8 kw``):
 
 =========  ==========================================  =====================================
@@ -23,8 +23,10 @@ order: per K step ``kk``, the A fragments of every row repetition and the B frag
 column repetition are formed first (``ldmatrix`` when the operand is a deferred
 ``ttg.local_load``, see ``shared_ops.py``; packed from registers otherwise), then one ``mma`` per
 ``(rm, rn)``, the columns in serpentine order so consecutive instructions share a fragment.
-With :data:`FRAGMENT_PREFETCH` the fragments of step ``kk + 1`` are loaded before the mma of
-step ``kk`` are issued (off by default: measured slower).
+With ``-ffragment-prefetch`` (``CodegenOptions.fragment_prefetch``) the fragments of step
+``kk + 1`` are loaded before the mma of step ``kk`` are issued (register double buffering of
+the fragments inside one dot; off by default: measured 4 % slower on an H200 at 128x256x64,
+benchmarks/RESULTS.md; the pipeliner's K-slice prefetch does this across dots).
 An ``mma`` dot needs no shared memory of its own.
 """
 from __future__ import annotations
@@ -32,39 +34,12 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
-from tritonc.ir.layouts import DotOperandLayout, MmaLayout
+from tritonc.ir.core import Operation
+from tritonc.ir.distribution import mma_reps
+from tritonc.ir.layouts import DotOperandLayout
 
-from .layout_math import mma_reps
-from .lowering import F16, F32, HANDLERS, I32, SCRATCH, const, llvm_type, lowers, scratch
+from .lowering import F16, F32, I32, KernelLowering, const, llvm_type
 from .shared_ops import DeferredLoad, FragmentLoader
-
-#: Issue the fragments of K step ``kk + 1`` before the mma of step ``kk`` (register double
-#: buffering of the fragments inside one dot). Off: measured 4 % slower on an H200 at
-#: 128x256x64 (benchmarks/RESULTS.md); the pipeliner's K-slice prefetch does this across dots.
-FRAGMENT_PREFETCH = False
-
-_fma_handler = HANDLERS["tt.dot"]
-_fma_scratch = SCRATCH.get("tt.dot")
-
-
-def is_mma_dot(op) -> bool:
-    return isinstance(op.result.type.layout, MmaLayout)
-
-
-@scratch("tt.dot")
-def scratch_bytes(op) -> int:
-    if is_mma_dot(op):
-        return 0
-    return _fma_scratch(op) if _fma_scratch is not None else 0
-
-
-@lowers("tt.dot")
-def _dot(lw, op) -> None:
-    if is_mma_dot(op):
-        lower_mma_dot(lw, op)
-    else:
-        _fma_handler(lw, op)
-
 
 def _mma_kind(a_el, acc_el) -> tuple[str, ir.Type, list, ir.Type]:
     """(intrinsic, operand register type, packing info, accumulator type) for the element types."""
@@ -83,7 +58,7 @@ def _mma_kind(a_el, acc_el) -> tuple[str, ir.Type, list, ir.Type]:
 class _Operand:
     """The 32-bit fragment words of one dot operand, from ldmatrix or from registers."""
 
-    def __init__(self, lw, value, reg_ty: ir.Type, kw: int):
+    def __init__(self, lw: KernelLowering, value, reg_ty: ir.Type, kw: int):
         self.lw, self.reg_ty, self.kw = lw, reg_ty, kw
         lowered = lw.get(value)
         t = value.type
@@ -125,7 +100,7 @@ class _Operand:
         return vec if self.reg_ty == vec.type else b.bitcast(vec, self.reg_ty)
 
 
-def lower_mma_dot(lw, op) -> None:
+def lower_mma_dot(lw: KernelLowering, op: Operation) -> None:
     a, b_, acc = op.operands
     at, ct = a.type, op.result.type
     if not (isinstance(at.layout, DotOperandLayout) and isinstance(b_.type.layout, DotOperandLayout)):
@@ -154,7 +129,7 @@ def lower_mma_dot(lw, op) -> None:
     nxt = fragments(0)
     for kk in range(A.kks):
         fa, fb = nxt
-        if FRAGMENT_PREFETCH and kk + 1 < A.kks:
+        if lw.options.fragment_prefetch and kk + 1 < A.kks:
             nxt = fragments(kk + 1)  # issued before this step's mma: its ldmatrix latency overlaps them
         elif kk + 1 < A.kks:
             nxt = None

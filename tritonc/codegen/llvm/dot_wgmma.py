@@ -1,7 +1,7 @@
 """``tt.dot`` on Hopper tensor cores: ``wgmma.mma_async`` (PTX ISA 9.7.15; sm_90a).
 
 Applies when the accumulator has an mma version 3 layout (set by ``accelerate-matmul`` for
-``--arch sm_90a``); other dots go to ``dot_mma.py`` / ``dot_fma.py``. Both operands are
+``--arch sm_90a``; ``dot.py`` chooses); other dots go to ``dot_mma.py`` / ``dot_fma.py``. Both operands are
 deferred ``ttg.local_load``s (see ``shared_ops.py``) of buffers in a
 :func:`~tritonc.transforms.accelerate_matmul.wgmma_layout`: the tensor cores read them from
 shared memory through 64-bit *matrix descriptors*; no fragment goes through registers.
@@ -19,7 +19,7 @@ chunk's ``N / 2`` f32 registers, which are the mma layout's registers of those t
     wgmma.wait_group.sync.aligned 0          (inline asm that also "produces" the accumulators,
                                               so nothing reads them before the wait)
 
-A dot with the ``pending`` attribute (the software pipeliner's, see ``WGMMA_IN_FLIGHT``)
+A dot with the ``pending`` attribute (the software pipeliner's, see ``-fwgmma-in-flight``)
 stops after the commit: its result is read through a ``ttg.wgmma_wait`` (the same inline asm,
 ``wait_group num``), so the group runs on while the loop issues its copies.
 
@@ -37,7 +37,7 @@ of ``s`` bytes (the layout's row width):
 
 Start addresses sit on a row that is a multiple of 8, where the swizzle is the identity, so
 they are :func:`~.smem_access.shared_offset` of the instruction's first element; the buffer is
-1024-byte aligned (``smem_access.WGMMA_ALIGNMENT``). Shared memory written by ordinary stores
+1024-byte aligned (``ir/effects.WGMMA_ALIGNMENT``). Shared memory written by ordinary stores
 or ``cp.async`` is made visible to wgmma by the ``fence.proxy.async`` that precedes every
 barrier of such a kernel (``KernelLowering.barrier``).
 """
@@ -46,29 +46,15 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.core import Operation
+from tritonc.ir.distribution import mma_reps
 from tritonc.ir.layouts import MmaLayout
 
-from .layout_math import mma_reps
-from .lowering import F32, HANDLERS, I32, I64, const, lowers
+from .lowering import F32, I32, I64, KernelLowering, const, lowers
 from .smem_access import DeferredLoad, elem_bytes, row_width, shared_offset
-
-_previous_handler = HANDLERS["tt.dot"]
 
 #: Swizzle width in bytes -> the descriptor's mode bits (PTX ISA 9.7.15.5.1).
 SWIZZLE_MODES = {128: 1, 64: 2, 32: 3}
-
-
-def is_wgmma_dot(op) -> bool:
-    layout = op.result.type.layout
-    return isinstance(layout, MmaLayout) and layout.version == 3
-
-
-@lowers("tt.dot")
-def _dot(lw, op) -> None:
-    if is_wgmma_dot(op):
-        lower_wgmma_dot(lw, op)
-    else:
-        _previous_handler(lw, op)
 
 
 class _Descriptors:
@@ -76,7 +62,7 @@ class _Descriptors:
     first element is at (M or N coordinate ``mn``, K coordinate ``k``) of the view; ``mn`` may
     have a per-warp-group part (``group_rows`` per group, a multiple of 8 or of the block)."""
 
-    def __init__(self, lw, load: DeferredLoad, operand: int, group_rows: int, groups: int = 1):
+    def __init__(self, lw: KernelLowering, load: DeferredLoad, operand: int, group_rows: int, groups: int = 1):
         self.lw = lw
         buf = load.buf
         t = buf.type
@@ -141,7 +127,7 @@ def _wait_asm(count: int, num: int) -> ir.InlineAsm:
     return ir.InlineAsm(fty, f"wgmma.wait_group.sync.aligned {num};", constraints, side_effect=True)
 
 
-def lower_wgmma_dot(lw, op) -> None:
+def lower_wgmma_dot(lw: KernelLowering, op: Operation) -> None:
     """Lower ``d = tt.dot(a, b, c)`` in an mma v3 layout (see the module docstring): ``a``
     ``[M, K]`` and ``b`` ``[K, N]`` f16/bf16 tiles deferred from shared memory, ``c`` and ``d``
     f32 ``[M, N]``; ``(M / (16 W)) * (N / n) * (K / 16)`` wgmma instructions per warp group.
@@ -193,7 +179,7 @@ def lower_wgmma_dot(lw, op) -> None:
         lw.set(op.result, wait_for(lw, regs, 0))
 
 
-def wait_for(lw, regs: list, num: int) -> list:
+def wait_for(lw: KernelLowering, regs: list, num: int) -> list:
     """``wgmma.wait_group num`` passing ``regs`` (f32 accumulators) through, so that no read
     of them is scheduled before the wait."""
     bld = lw.b
@@ -202,5 +188,5 @@ def wait_for(lw, regs: list, num: int) -> list:
 
 
 @lowers("ttg.wgmma_wait")
-def _wgmma_wait(lw, op) -> None:
+def _wgmma_wait(lw: KernelLowering, op: Operation) -> None:
     lw.set(op.result, wait_for(lw, list(lw.get(op.operands[0])), int(op.attrs["num"])))

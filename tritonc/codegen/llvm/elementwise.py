@@ -19,7 +19,7 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
   reciprocal is a normal number (``2^-126 <= |d| <= 2^126``, a uniform branch; otherwise
   ``div.full``). IEEE ``div.rn.f32`` costs about 20 instructions per element with a slow-path
   call: it made softmax 10% slower at 4096x4096 and 19% at 4096x16384 on an H200
-  (``benchmarks/RESULTS.md``, 2026-11-21). :data:`F32_DIVISION` = ``"rn"`` brings it back
+  (``benchmarks/RESULTS.md``, 2026-11-21). ``-ff32-division=rn`` (``CodegenOptions.f32_division``) brings it back
   (for measurements). ``remf`` is LLVM's ``frem``,
   which NVPTX expands to ``x - trunc(x / y) * y`` (not exact for large quotients);
   ``maxnumf``/``minnumf`` are ``llvm.maxnum``/``minnum`` (``max.f32``: a NaN operand is
@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.core import Operation
 from tritonc.ir.types import TileType, element_type
 
-from .lowering import BF16, F32, F64, HANDLERS, I1, I32, const, llvm_type, lowers
+from .lowering import BF16, F32, F64, HANDLERS, I1, I32, KernelLowering, const, llvm_type, lowers
 
 _INT_BINARY = {
     "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "sdiv",
@@ -60,49 +61,43 @@ _FCMP = {"oeq": ("o", "=="), "one": ("o", "!="), "olt": ("o", "<"), "ole": ("o",
          "ule": ("u", "<="), "ugt": ("u", ">"), "uge": ("u", ">="), "uno": ("u", "uno")}
 
 
-def num_regs(lw, op) -> int:
+def num_regs(lw: KernelLowering, op: Operation) -> int:
     """Registers per operand/result of an element-wise op (1 for scalars)."""
     t = op.results[0].type if op.results else op.operands[0].type
     return lw.dist(t).num_regs if isinstance(t, TileType) else 1
 
 
-def define(lw, result, regs: list) -> None:
+def define(lw: KernelLowering, result, regs: list) -> None:
     """Set an element-wise result: a list for tiles, the single value for scalars."""
     lw.set(result, regs if isinstance(result.type, TileType) else regs[0])
 
 
-def map_regs(lw, op, fn) -> None:
+def map_regs(lw: KernelLowering, op: Operation, fn) -> None:
     """Define ``op``'s result as ``fn(*operand registers)`` register by register."""
     n = num_regs(lw, op)
     cols = [lw.regs(v, n) for v in op.operands]
     define(lw, op.result, [fn(*args) for args in zip(*cols)])
 
 
-def intrinsic_call(lw, base: str, args: list[ir.Value]) -> ir.Value:
+def intrinsic_call(lw: KernelLowering, base: str, args: list[ir.Value]) -> ir.Value:
     """``llvm.<base>.<type suffix>`` on the first argument's type (e.g. ``llvm.smax.i32``)."""
     ty = args[0].type
     return lw.call(f"llvm.{base}.{ty.intrinsic_name}", ty, args)
 
 
-def _int_binary(lw, op) -> None:
+def _int_binary(lw: KernelLowering, op: Operation) -> None:
     method = _INT_BINARY[op.name]
     map_regs(lw, op, lambda a, b: getattr(lw.b, method)(a, b))
 
 
-def _int_minmax(lw, op) -> None:
+def _int_minmax(lw: KernelLowering, op: Operation) -> None:
     base = _INT_MINMAX[op.name]
     map_regs(lw, op, lambda a, b: intrinsic_call(lw, base, [a, b]))
 
 
-#: How ``arith.divf`` on f32 is lowered: ``"full"`` (the default; see the module docstring) or
-#: ``"rn"``, IEEE ``div.rn.f32`` (LLVM's ``fdiv``). Not a compile option:
-#: ``tritonc.tools.bench --experiments`` flips it to measure what IEEE division costs.
-F32_DIVISION = "full"
-
-
-def _float_binary(lw, op) -> None:
+def _float_binary(lw: KernelLowering, op: Operation) -> None:
     method = _FLOAT_BINARY[op.name]
-    if method == "fdiv" and F32_DIVISION == "full" and llvm_type(element_type(op.result.type)) == F32:
+    if method == "fdiv" and lw.options.f32_division == "full" and llvm_type(element_type(op.result.type)) == F32:
         n = num_regs(lw, op)
         xs, ds = lw.regs(op.operands[0], n), lw.regs(op.operands[1], n)
         if n > 1 and all(d is ds[0] for d in ds):
@@ -113,7 +108,7 @@ def _float_binary(lw, op) -> None:
     map_regs(lw, op, lambda a, b: getattr(lw.b, method)(a, b))
 
 
-def _divide_by_uniform(lw, xs: list, d: ir.Value) -> list:
+def _divide_by_uniform(lw: KernelLowering, xs: list, d: ir.Value) -> list:
     """``x / d`` for every ``x`` of ``xs`` (f32): ``x * (1 / d)`` with the reciprocal rounded
     once (IEEE), or ``div.full`` where that reciprocal is not a normal number."""
     b = lw.b
@@ -140,7 +135,7 @@ def _divide_by_uniform(lw, xs: list, d: ir.Value) -> list:
     return out
 
 
-def _float_minmax(lw, op) -> None:
+def _float_minmax(lw: KernelLowering, op: Operation) -> None:
     base = _FLOAT_MINMAX[op.name]
     map_regs(lw, op, lambda a, b: intrinsic_call(lw, base, [a, b]))
 
@@ -156,12 +151,12 @@ for _name in _FLOAT_MINMAX:
 
 
 @lowers("arith.negf")
-def _negf(lw, op) -> None:
+def _negf(lw: KernelLowering, op: Operation) -> None:
     map_regs(lw, op, lambda a: lw.b.fneg(a))
 
 
 @lowers("arith.cmpi")
-def _cmpi(lw, op) -> None:
+def _cmpi(lw: KernelLowering, op: Operation) -> None:
     kind, pred = _ICMP[op.attrs["predicate"]]
     if kind == "s":
         map_regs(lw, op, lambda a, b: lw.b.icmp_signed(pred, a, b))
@@ -170,7 +165,7 @@ def _cmpi(lw, op) -> None:
 
 
 @lowers("arith.cmpf")
-def _cmpf(lw, op) -> None:
+def _cmpf(lw: KernelLowering, op: Operation) -> None:
     kind, pred = _FCMP[op.attrs["predicate"]]
     if kind == "o":
         map_regs(lw, op, lambda a, b: lw.b.fcmp_ordered(pred, a, b))
@@ -179,7 +174,7 @@ def _cmpf(lw, op) -> None:
 
 
 @lowers("arith.select")
-def _select(lw, op) -> None:
+def _select(lw: KernelLowering, op: Operation) -> None:
     map_regs(lw, op, lambda c, a, b: lw.b.select(c, a, b))
 
 
@@ -188,7 +183,7 @@ _CASTS = {"arith.extsi": "sext", "arith.extui": "zext", "arith.trunci": "trunc",
           "arith.truncf": "fptrunc", "arith.bitcast": "bitcast"}
 
 
-def _cast(lw, op) -> None:
+def _cast(lw: KernelLowering, op: Operation) -> None:
     method = _CASTS[op.name]
     dst = llvm_type(element_type(op.result.type))
     src = llvm_type(element_type(op.operands[0].type))
@@ -205,14 +200,14 @@ def _cast(lw, op) -> None:
     map_regs(lw, op, lambda a: getattr(lw.b, method)(a, dst))
 
 
-def _odd_to_bf16(lw, f: ir.Value, inexact: ir.Value) -> ir.Value:
+def _odd_to_bf16(lw: KernelLowering, f: ir.Value, inexact: ir.Value) -> ir.Value:
     """``f`` (f32, rounded toward zero) with its lowest bit set if inexact, rounded to bf16."""
     b = lw.b
     bits = b.or_(b.bitcast(f, I32), b.zext(inexact, I32))
     return b.fptrunc(b.bitcast(bits, F32), BF16)
 
 
-def _f64_to_bf16(lw, d: ir.Value) -> ir.Value:
+def _f64_to_bf16(lw: KernelLowering, d: ir.Value) -> ir.Value:
     b = lw.b
     f = b.fptrunc(d, F32)
     back = b.fpext(f, F64)
@@ -222,7 +217,7 @@ def _f64_to_bf16(lw, d: ir.Value) -> ir.Value:
     return _odd_to_bf16(lw, b.bitcast(bits, F32), b.fcmp_unordered("!=", back, d))
 
 
-def _int_to_bf16(lw, x: ir.Value, signed: bool) -> ir.Value:
+def _int_to_bf16(lw: KernelLowering, x: ir.Value, signed: bool) -> ir.Value:
     b = lw.b
     wide = x.type.width == 64
     name = {(True, False): "i2f", (False, False): "ui2f", (True, True): "ll2f", (False, True): "ull2f"}[(signed, wide)]
@@ -236,7 +231,7 @@ for _name in _CASTS:
 
 
 @lowers("arith.constant")
-def _constant(lw, op) -> None:
+def _constant(lw: KernelLowering, op: Operation) -> None:
     ty = llvm_type(element_type(op.result.type))
     value = op.attrs["value"]
     if ty == I1:

@@ -1,334 +1,22 @@
-"""Index math of layouts: which tile element each register of each thread holds.
+"""The lowering's form of the layout distributions: LLVM values of ``%tid.x``.
 
-A tile value of shape ``S`` in layout ``L`` is lowered to a list of LLVM values, one per
-*register* of a thread, the same list length and meaning in every thread (SIMT). This module
-says, for ``(L, S)``, what register ``r`` of thread ``tid`` holds; everything else in the
-lowering (element-wise ops, loads, reductions, conversions) is built on it.
-
-Model (Triton's ``BlockedEncodingAttr``, TritonGPU dialect; legacy ``scanline_layout``):
-
-* A :class:`~tritonc.ir.layouts.BlockedLayout` ``(spt, tpw, wpc, order)`` covers a *CTA tile*
-  of ``C[d] = spt[d] * tpw[d] * wpc[d]`` elements per dimension. ``tid = 32 * warp + lane``;
-  ``lane`` is split into per-dimension lane coordinates ``t[d]`` over ``tpw`` with
-  ``order[0]`` fastest, ``warp`` likewise into ``w[d]`` over ``wpc``. The thread's *base*
-  along ``d`` is ``base[d] = w[d] * spt[d] * tpw[d] + t[d] * spt[d]``.
-* Along ``d`` a thread owns ``n[d] = spt[d] * max(1, S[d] / C[d])`` registers; register
-  index ``k`` along ``d`` has the constant *offset* ``(k // spt[d]) * C[d] + k % spt[d]``.
-  Registers are numbered over the per-dimension indices with ``order[0]`` fastest.
-* The element coordinate is ``(base[d] + offset[d]) mod S[d]``. When ``S[d] >= C[d]`` the
-  layout is repeated and no wrap happens; when ``S[d] < C[d]`` it wraps: several
-  (thread, register) pairs hold the same element (*replicas*). Exactly one of them has the
-  unwrapped position ``base[d] + offset[d] < S[d]`` in every dimension: it is *canonical*.
-  Stores, atomics and shared-memory writes act on canonical registers only.
-* A :class:`~tritonc.ir.layouts.SliceLayout` ``(dim, parent)`` of shape ``S`` is the parent
-  layout on ``S`` with a size-1 dimension inserted at ``dim``, keeping only the registers at
-  index 0 along that dimension; threads that differ only along ``dim`` hold replicas.
-  Slices nest; the innermost parent is blocked, mma or dot-operand.
-* An :class:`~tritonc.ir.layouts.MmaLayout` (version 2, ``mma.sync.m16n8kK``) of a 2-D tile
-  ``[M, N]`` is the accumulator fragment (codegen-facts §2): warps form a
-  ``warps_per_cta = [WM, WN]`` grid, warp ``w`` at ``(wm, wn) = ((w // WN) % WM, w % WN)``
-  (row-major); with ``g = lane // 4``, ``t = lane % 4`` the thread's base is
-  ``(16 wm + g, 8 wn + 2 t)``; the warp tile is ``16 x 8`` and the CTA tile
-  ``16 WM x 8 WN``, repeated ``RM = M / (16 WM)`` times down and ``RN = N / (8 WN)`` across.
-  Registers: for ``rm < RM``, ``rn < RN``: four, at offsets ``(16 WM rm + 8 i, 8 WN rn + j)``
-  for ``(i, j)`` in ``(0,0), (0,1), (1,0), (1,1)``: exactly ``c0..c3`` of one ``mma``.
-* A :class:`~tritonc.ir.layouts.DotOperandLayout` ``(op_idx, parent mma, k_width = kw)`` is
-  an ``mma`` input fragment (32-bit registers of ``kw`` elements, ``kw = 4 / element
-  bytes``; one instruction covers ``8 kw`` of K). Operand A ``[M, K]``: base
-  ``(16 wm + g, kw t)``; per ``rm < RM``, ``kk < K / (8 kw)``: ``a0..a3`` at row offsets
-  ``0, 8, 0, 8`` and K offsets ``0, 0, 4 kw, 4 kw`` (+``kk 8 kw``), each ``kw`` consecutive
-  K elements. Operand B ``[K, N]``: base ``(kw t, 8 wn + g)``; per ``rn``, ``kk``: ``b0, b1``
-  at K offsets ``0, 4 kw``. Every warp of a row (column) of the warp grid holds the same A
-  (B) fragments: those replicas are modelled as a wrap, the base along K carrying an extra
-  ``K * wn`` (``K * wm`` for B) that the ``mod K`` removes, so only ``wn == 0`` (``wm == 0``)
-  holds the canonical copy.
-* A :class:`~tritonc.ir.layouts.SharedLayout` is not a register layout: ``smem_access.shared_offset``
-  gives the element offset of a coordinate in a swizzled buffer.
-
-Every quantity comes in two forms: concrete (numpy, for a given thread; used at compile time
-to decide whether a layout change is a register renumbering) and symbolic (LLVM values of
-``%tid.x``, see ``lowering.py``'s ``LayoutValues``).
+:mod:`tritonc.ir.distribution` says, for a layout and a shape, which element each register
+of each thread holds (concrete, numpy); the functions here compute the same quantities as
+LLVM i32 values of the running thread (``coords_ir``, ``canonical_ir``, ``linear_ids_ir``,
+thread bases), caching what they emit in the entry block (``KernelLowering.entry_values``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
+from tritonc.ir.distribution import Distribution, mma_parent, row_major_strides
+from tritonc.ir.layouts import BlockedLayout, Layout, MmaLayout
 
-import numpy as np
+from .lowering import I32, KernelLowering, const
 
-from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SliceLayout
-
-WARP_SIZE = 32
-
-
-@dataclass(frozen=True)
-class Distribution:
-    """The distribution of a tile of ``shape`` in ``layout`` over ``num_warps * 32`` threads.
-
-    Attributes:
-        layout, shape: what is distributed.
-        blocked: the innermost non-slice layout, the *base* (the layout itself when it is
-            blocked, mma or dot-operand); its thread bases are :meth:`thread_bases`.
-        pshape: the shape in ``blocked``'s dimension space (sliced dimensions have size 1).
-        dims: tile dimension ``i`` is ``blocked`` dimension ``dims[i]``.
-        offsets: per register, its constant offset along each ``blocked`` dimension.
-        cta: per ``blocked`` dimension, the extent of one repetition of the base layout
-            (``cta_tile()`` for a blocked layout); a dimension wraps where ``pshape`` is smaller.
-    """
-
-    layout: Layout
-    shape: tuple[int, ...]
-    blocked: Layout
-    pshape: tuple[int, ...]
-    dims: tuple[int, ...]
-    offsets: tuple[tuple[int, ...], ...]
-    cta: tuple[int, ...] = ()
-
-    @property
-    def num_regs(self) -> int:
-        return len(self.offsets)
-
-    @property
-    def num_threads(self) -> int:
-        n = WARP_SIZE
-        for w in _base_warps(self.blocked):
-            n *= w
-        return n
-
-    def wraps(self, d: int) -> bool:
-        """Whether blocked dimension ``d`` wraps (the CTA tile is larger than the tile there)."""
-        return self.pshape[d] < (self.cta or self.blocked.cta_tile())[d]
-
-    @property
-    def replicated(self) -> bool:
-        """Whether some element is held by more than one (thread, register)."""
-        return any(self.wraps(d) for d in range(len(self.pshape)))
-
-    # -- concrete (numpy) ------------------------------------------------------------------
-    def thread_bases(self) -> np.ndarray:
-        """``[threads, blocked rank]``: each thread's base along each blocked dimension."""
-        if isinstance(self.blocked, BlockedLayout):
-            return _thread_bases(self.blocked, self.num_threads)
-        return _mma_thread_bases(self.blocked, self.cta)
-
-    def coords(self) -> np.ndarray:
-        """``[threads, regs, tile rank]``: the tile coordinates each register holds."""
-        base = self.thread_bases()
-        off = np.array(self.offsets, dtype=np.int64).reshape(self.num_regs, len(self.pshape))
-        full = (base[:, None, :] + off[None, :, :]) % np.array(self.pshape, dtype=np.int64)
-        return full[:, :, list(self.dims)]
-
-    def canonical(self) -> np.ndarray:
-        """``[threads, regs]`` booleans: whether the register is the element's canonical copy."""
-        base = self.thread_bases()
-        off = np.array(self.offsets, dtype=np.int64).reshape(self.num_regs, len(self.pshape))
-        unwrapped = base[:, None, :] + off[None, :, :]
-        return np.all(unwrapped < np.array(self.pshape, dtype=np.int64), axis=2)
-
-    def linear_ids(self) -> np.ndarray:
-        """``[threads, regs]``: row-major linear element id of each register."""
-        return linearize(self.coords(), self.shape)
-
-
-def linearize(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Row-major linear index of ``coords[..., rank]`` in ``shape``."""
-    lin = np.zeros(coords.shape[:-1], dtype=np.int64)
-    for d, size in enumerate(shape):
-        lin = lin * size + coords[..., d]
-    return lin
-
-
-def row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, s = [], 1
-    for size in reversed(shape):
-        strides.append(s)
-        s *= size
-    return tuple(reversed(strides))
-
-
-@lru_cache(maxsize=None)
-def _thread_bases(layout: BlockedLayout, num_threads: int) -> np.ndarray:
-    tid = np.arange(num_threads, dtype=np.int64)
-    lane, warp = tid % WARP_SIZE, tid // WARP_SIZE
-    lane_c, warp_c = split_ids(layout, lane, warp)
-    rank = layout.rank
-    base = np.zeros((num_threads, rank), dtype=np.int64)
-    for d in range(rank):
-        spt, tpw = layout.size_per_thread[d], layout.threads_per_warp[d]
-        base[:, d] = warp_c[d] * spt * tpw + lane_c[d] * spt
-    return base
-
-
-def split_ids(layout: BlockedLayout, lane, warp):
-    """Per-dimension lane and warp coordinates (``order[0]`` fastest). Works on numpy arrays
-    and, through the ``ops`` duck typing of ``//``/``%``, on Python ints."""
-    rank = layout.rank
-    lane_c: list = [0] * rank
-    warp_c: list = [0] * rank
-    lstride = wstride = 1
-    for d in layout.order:
-        tpw, wpc = layout.threads_per_warp[d], layout.warps_per_cta[d]
-        lane_c[d] = (lane // lstride) % tpw
-        warp_c[d] = (warp // wstride) % wpc
-        lstride *= tpw
-        wstride *= wpc
-    return lane_c, warp_c
-
-
-def lane_stride(layout: BlockedLayout, d: int) -> int:
-    """The lane-id stride between neighbouring threads along blocked dimension ``d``."""
-    s = 1
-    for e in layout.order:
-        if e == d:
-            return s
-        s *= layout.threads_per_warp[e]
-    raise ValueError(d)
-
-
-def warp_stride(layout: BlockedLayout, d: int) -> int:
-    """The warp-id stride between neighbouring warps along blocked dimension ``d``."""
-    s = 1
-    for e in layout.order:
-        if e == d:
-            return s
-        s *= layout.warps_per_cta[e]
-    raise ValueError(d)
-
-
-@lru_cache(maxsize=None)
-def distribution(layout: Layout, shape: tuple[int, ...]) -> Distribution:
-    """The :class:`Distribution` of a tile of ``shape`` in ``layout`` (blocked or slice).
-
-    Raises:
-        NotImplementedError: for shared layouts (buffers, not register tiles), mma layouts
-            other than version 2 on 2-D tiles, dot operands whose K is not a whole number of
-            instructions.
-    """
-    shape = tuple(shape)
-    if isinstance(layout, BlockedLayout):
-        if layout.rank != len(shape):
-            raise ValueError(f"layout {layout} has rank {layout.rank}, the tile {shape}")
-        cta = layout.cta_tile()
-        counts = [layout.size_per_thread[d] * max(1, shape[d] // cta[d]) for d in range(len(shape))]
-        per_dim = []
-        for d in range(len(shape)):
-            spt = layout.size_per_thread[d]
-            per_dim.append([(k // spt) * cta[d] + k % spt for k in range(counts[d])])
-        offsets = []
-        # Register numbering: order[0] fastest.
-        total = 1
-        for c in counts:
-            total *= c
-        for r in range(total):
-            off = [0] * len(shape)
-            rest = r
-            for d in layout.order:
-                off[d] = per_dim[d][rest % counts[d]]
-                rest //= counts[d]
-            offsets.append(tuple(off))
-        return Distribution(layout, shape, layout, shape, tuple(range(len(shape))), tuple(offsets), cta)
-    if isinstance(layout, SliceLayout):
-        pshape_tile = shape[:layout.dim] + (1,) + shape[layout.dim:]
-        parent = distribution(layout.parent, pshape_tile)
-        bdim = parent.dims[layout.dim]
-        offsets = tuple(o for o in parent.offsets if o[bdim] == 0)
-        dims = parent.dims[:layout.dim] + parent.dims[layout.dim + 1:]
-        return Distribution(layout, shape, parent.blocked, parent.pshape, dims, offsets, parent.cta)
-    if isinstance(layout, (MmaLayout, DotOperandLayout)):
-        return _mma_distribution(layout, shape)
-    raise NotImplementedError(f"lowering of tiles in layout {layout} is not implemented")
-
-
-# -- tensor-core layouts (mma v2 accumulator and dot operands) -----------------------------
-
-def mma_parent(layout: Layout) -> MmaLayout:
-    """The mma layout of an mma or dot-operand layout. Version 3 (wgmma, warps ``[W, 1]``)
-    distributes the accumulator exactly as version 2 with those warps: warp ``w`` owns rows
-    ``16 w + 16 W i + {g, g + 8}`` and columns ``8 j + 2 t + {0, 1}``, four registers per
-    ``16 x 8`` tile in the order of ``wgmma``'s ``d`` registers (PTX ISA 9.7.15.5.3)."""
-    parent = layout.parent if isinstance(layout, DotOperandLayout) else layout
-    if not isinstance(parent, MmaLayout) or parent.version not in (2, 3) or len(parent.warps_per_cta) != 2:
-        raise NotImplementedError(f"only mma version 2 and 3 layouts of 2-D tiles are lowered, got {layout}")
-    return parent
-
-
-def _base_warps(base: Layout) -> tuple[int, ...]:
-    if isinstance(base, BlockedLayout):
-        return base.warps_per_cta
-    return mma_parent(base).warps_per_cta
-
-
-def mma_reps(layout: Layout, shape: tuple[int, ...]) -> tuple[int, int, int]:
-    """``(RM or RN, KK, kw)`` for a dot operand (``RM`` for A, ``RN`` for B), ``(RM, RN, 1)`` for
-    the accumulator: the repetitions of the instruction tile over the CTA tile."""
-    mma = mma_parent(layout)
-    wm, wn = mma.warps_per_cta
-    if isinstance(layout, MmaLayout):
-        return max(1, shape[0] // (16 * wm)), max(1, shape[1] // (8 * wn)), 1
-    kw = layout.k_width
-    if layout.op_idx == 0:
-        return max(1, shape[0] // (16 * wm)), shape[1] // (8 * kw), kw
-    return max(1, shape[1] // (8 * wn)), shape[0] // (8 * kw), kw
-
-
-def _mma_distribution(layout: Layout, shape: tuple[int, ...]) -> Distribution:
-    if len(shape) != 2:
-        raise NotImplementedError(f"layout {layout} of a tile of rank {len(shape)}")
-    mma = mma_parent(layout)
-    wm, wn = mma.warps_per_cta
-    offsets: list[tuple[int, int]] = []
-    if isinstance(layout, MmaLayout):
-        rm_n, rn_n, _ = mma_reps(layout, shape)
-        for rm in range(rm_n):
-            for rn in range(rn_n):
-                for i, j in ((0, 0), (0, 1), (1, 0), (1, 1)):
-                    offsets.append((16 * wm * rm + 8 * i, 8 * wn * rn + j))
-        cta = (16 * wm, 8 * wn)
-    else:
-        reps, kks, kw = mma_reps(layout, shape)
-        if kks < 1 or shape[1 - layout.op_idx] % (8 * kw):
-            raise NotImplementedError(f"K = {shape[1 - layout.op_idx]} is not a multiple of {8 * kw} for {layout}")
-        if layout.op_idx == 0:
-            for rm in range(reps):
-                for kk in range(kks):
-                    for i, kq in ((0, 0), (8, 0), (0, 4 * kw), (8, 4 * kw)):
-                        for e in range(kw):
-                            offsets.append((16 * wm * rm + i, 8 * kw * kk + kq + e))
-            cta = (16 * wm, shape[1] * wn)
-        else:
-            for rn in range(reps):
-                for kk in range(kks):
-                    for kq in (0, 4 * kw):
-                        for e in range(kw):
-                            offsets.append((8 * kw * kk + kq + e, 8 * wn * rn))
-            cta = (shape[0] * wm, 8 * wn)
-    return Distribution(layout, shape, layout, shape, (0, 1), tuple(offsets), cta)
-
-
-@lru_cache(maxsize=None)
-def _mma_thread_bases(layout: Layout, cta: tuple[int, ...]) -> np.ndarray:
-    mma = mma_parent(layout)
-    wm_n, wn_n = mma.warps_per_cta
-    tid = np.arange(WARP_SIZE * wm_n * wn_n, dtype=np.int64)
-    lane, warp = tid % WARP_SIZE, tid // WARP_SIZE
-    wm, wn = (warp // wn_n) % wm_n, warp % wn_n
-    g, t = lane // 4, lane % 4
-    base = np.zeros((tid.size, 2), dtype=np.int64)
-    if isinstance(layout, MmaLayout):
-        base[:, 0], base[:, 1] = 16 * wm + g, 8 * wn + 2 * t
-    elif layout.op_idx == 0:
-        base[:, 0], base[:, 1] = 16 * wm + g, layout.k_width * t + (cta[1] // wn_n) * wn
-    else:
-        base[:, 0], base[:, 1] = layout.k_width * t + (cta[0] // wm_n) * wm, 8 * wn + g
-    return base
-
-
-def mma_thread_bases_ir(lw, layout: Layout, cta: tuple[int, ...]) -> list:
+def mma_thread_bases_ir(lw: KernelLowering, layout: Layout, cta: tuple[int, ...]) -> list:
     """LLVM i32 values: this thread's base along the two dimensions (see :func:`_mma_thread_bases`)."""
-    key = ("mma_bases", layout, cta)
-    if key in lw.cache:
-        return lw.cache[key]
-    from .lowering import I32, const
+    key = (layout, cta)
+    if key in lw.entry_values.mma_bases:
+        return lw.entry_values.mma_bases[key]
     eb = lw.eb
     mma = mma_parent(layout)
     wm_n, wn_n = mma.warps_per_cta
@@ -350,66 +38,36 @@ def mma_thread_bases_ir(lw, layout: Layout, cta: tuple[int, ...]) -> list:
         bases = [lin((wm, 16), (g, 1)), lin((t, layout.k_width), (wn, cta[1] // wn_n))]
     else:
         bases = [lin((t, layout.k_width), (wm, cta[0] // wm_n)), lin((wn, 8), (g, 1))]
-    lw.cache[key] = bases
+    lw.entry_values.mma_bases[key] = bases
     return bases
 
 
-def mma_lane_ids_ir(lw) -> tuple:
+def mma_lane_ids_ir(lw: KernelLowering) -> tuple:
     """``(g, t) = (lane // 4, lane % 4)`` (i32, entry block)."""
-    if "mma_lane" not in lw.cache:
-        from .lowering import I32, const
+    if lw.entry_values.mma_lane is None:
         lane = lw.lane()
-        lw.cache["mma_lane"] = (lw.eb.lshr(lane, const(I32, 2)), lw.eb.and_(lane, const(I32, 3)))
-    return lw.cache["mma_lane"]
+        lw.entry_values.mma_lane = (lw.eb.lshr(lane, const(I32, 2)), lw.eb.and_(lane, const(I32, 3)))
+    return lw.entry_values.mma_lane
 
 
-def mma_warp_ids_ir(lw, mma: MmaLayout) -> tuple:
+def mma_warp_ids_ir(lw: KernelLowering, mma: MmaLayout) -> tuple:
     """``(wm, wn)``: this warp's position in ``mma.warps_per_cta`` (i32, entry block)."""
-    key = ("mma_warp", mma.warps_per_cta)
-    if key not in lw.cache:
-        from .lowering import I32, const
+    key = mma.warps_per_cta
+    if key not in lw.entry_values.mma_warp:
         eb = lw.eb
         wm_n, wn_n = mma.warps_per_cta
         warp = lw.warp()
         wn = eb.urem(warp, const(I32, wn_n)) if wn_n > 1 else const(I32, 0)
         wm = eb.urem(eb.udiv(warp, const(I32, wn_n)), const(I32, wm_n)) if wm_n > 1 else const(I32, 0)
-        lw.cache[key] = (wm, wn)
-    return lw.cache[key]
+        lw.entry_values.mma_warp[key] = (wm, wn)
+    return lw.entry_values.mma_warp[key]
 
 
-def find_register_map(src: Distribution, dst_src_lin: np.ndarray) -> list[int] | None:
-    """A register renumbering that realises a data movement without moving data between threads.
-
-    Args:
-        src: the source distribution.
-        dst_src_lin: ``[threads, dst regs]``: for each destination register, the source
-            linear element id it must hold.
-    Returns:
-        ``m`` with destination register ``r`` = source register ``m[r]`` in every thread, or
-        ``None`` if some destination register needs an element its thread does not hold in
-        one common source register.
-    """
-    src_lin = src.linear_ids()
-    if src_lin.shape[0] != dst_src_lin.shape[0]:
-        return None
-    result = []
-    for r in range(dst_src_lin.shape[1]):
-        hits = np.all(src_lin == dst_src_lin[:, r:r + 1], axis=0)
-        idx = np.flatnonzero(hits)
-        if idx.size == 0:
-            return None
-        result.append(int(idx[0]))
-    return result
-
-
-# -- symbolic (LLVM values of %tid.x), emitted once in the kernel's entry block ------------
-
-def thread_bases_ir(lw, blocked: BlockedLayout) -> list:
+def thread_bases_ir(lw: KernelLowering, blocked: BlockedLayout) -> list:
     """LLVM i32 values: this thread's base along each dimension of ``blocked``."""
-    key = ("bases", blocked)
-    if key in lw.cache:
-        return lw.cache[key]
-    from .lowering import I32, const
+    key = blocked
+    if key in lw.entry_values.bases:
+        return lw.entry_values.bases[key]
     eb = lw.eb
     lane, warp = lw.lane(), lw.warp()
     bases = [None] * blocked.rank
@@ -421,16 +79,15 @@ def thread_bases_ir(lw, blocked: BlockedLayout) -> list:
         lstride *= tpw
         wstride *= wpc
         bases[d] = eb.add(eb.mul(w, const(I32, spt * tpw)), eb.mul(t, const(I32, spt)))
-    lw.cache[key] = bases
+    lw.entry_values.bases[key] = bases
     return bases
 
 
-def _unwrapped_ir(lw, dist: Distribution) -> list:
+def _unwrapped_ir(lw: KernelLowering, dist: Distribution) -> list:
     """Per register, per blocked dimension: ``base + offset`` (before the wrap)."""
-    key = ("unwrapped", dist.layout, dist.shape)
-    if key in lw.cache:
-        return lw.cache[key]
-    from .lowering import I32, const
+    key = (dist.layout, dist.shape)
+    if key in lw.entry_values.unwrapped:
+        return lw.entry_values.unwrapped[key]
     if isinstance(dist.blocked, BlockedLayout):
         bases = thread_bases_ir(lw, dist.blocked)
     else:
@@ -445,16 +102,15 @@ def _unwrapped_ir(lw, dist: Distribution) -> list:
                 memo[k] = lw.eb.add(bases[d], const(I32, o)) if o else bases[d]
             row.append(memo[k])
         out.append(row)
-    lw.cache[key] = out
+    lw.entry_values.unwrapped[key] = out
     return out
 
 
-def coords_ir(lw, dist: Distribution) -> list[list]:
+def coords_ir(lw: KernelLowering, dist: Distribution) -> list[list]:
     """Per register, per tile dimension: the i32 coordinate of the element it holds."""
-    key = ("coords", dist.layout, dist.shape)
-    if key in lw.cache:
-        return lw.cache[key]
-    from .lowering import I32, const
+    key = (dist.layout, dist.shape)
+    if key in lw.entry_values.coords:
+        return lw.entry_values.coords[key]
     unwrapped = _unwrapped_ir(lw, dist)
     memo: dict = {}
     out = []
@@ -467,17 +123,16 @@ def coords_ir(lw, dist: Distribution) -> list[list]:
                 memo[k] = lw.eb.urem(u, const(I32, dist.pshape[d])) if dist.wraps(d) else u
             row.append(memo[k])
         out.append(row)
-    lw.cache[key] = out
+    lw.entry_values.coords[key] = out
     return out
 
 
-def canonical_ir(lw, dist: Distribution) -> list:
+def canonical_ir(lw: KernelLowering, dist: Distribution) -> list:
     """Per register: an i1 that is true where it is the element's canonical copy, or
     ``None`` where it always is (no wrap in any dimension)."""
-    key = ("canonical", dist.layout, dist.shape)
-    if key in lw.cache:
-        return lw.cache[key]
-    from .lowering import I32, const
+    key = (dist.layout, dist.shape)
+    if key in lw.entry_values.canonical:
+        return lw.entry_values.canonical[key]
     unwrapped = _unwrapped_ir(lw, dist)
     memo: dict = {}
     out = []
@@ -491,13 +146,12 @@ def canonical_ir(lw, dist: Distribution) -> list:
                 memo[k] = lw.eb.icmp_unsigned("<", unwrapped[r][d], const(I32, dist.pshape[d]))
             pred = memo[k] if pred is None else lw.eb.and_(pred, memo[k])
         out.append(pred)
-    lw.cache[key] = out
+    lw.entry_values.canonical[key] = out
     return out
 
 
 def linear_ir(builder, coords: list, shape: tuple[int, ...]):
     """Row-major linear index (i32) of ``coords`` (i32 values) in ``shape``."""
-    from .lowering import I32, const
     lin = None
     for c, size, stride in zip(coords, shape, row_major_strides(shape)):
         term = builder.mul(c, const(I32, stride)) if stride != 1 else c
@@ -505,9 +159,9 @@ def linear_ir(builder, coords: list, shape: tuple[int, ...]):
     return lin if lin is not None else const(I32, 0)
 
 
-def linear_ids_ir(lw, dist: Distribution) -> list:
+def linear_ids_ir(lw: KernelLowering, dist: Distribution) -> list:
     """Per register: the i32 row-major linear id of its element."""
-    key = ("linear", dist.layout, dist.shape)
-    if key not in lw.cache:
-        lw.cache[key] = [linear_ir(lw.eb, c, dist.shape) for c in coords_ir(lw, dist)]
-    return lw.cache[key]
+    key = (dist.layout, dist.shape)
+    if key not in lw.entry_values.linear:
+        lw.entry_values.linear[key] = [linear_ir(lw.eb, c, dist.shape) for c in coords_ir(lw, dist)]
+    return lw.entry_values.linear[key]

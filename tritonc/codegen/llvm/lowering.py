@@ -26,8 +26,9 @@ passes that run last (``transforms/allocate_shared.py``, ``transforms/insert_bar
 
 * an op whose handler needs shared memory internally (*scratch*: a conversion through shared
   memory, a cross-warp reduction, FMA dot staging, atomics broadcasting old values) declares
-  how much with a query registered by :func:`scratch` next to its handler; an op that works on
-  explicit buffers declares its :class:`SharedEffect` list with :func:`shared_effects`;
+  how much on its op definition (``OpDef.scratch``, ``ir/scratch.py``); an op that works on
+  explicit buffers declares its :class:`~tritonc.ir.effects.SharedEffect` list there too
+  (``OpDef.shared_effects``, ``ir/ttg_ops.py``);
 * ``allocate-shared`` packs scratch and buffers by liveness and writes each owner's
   ``smem_offset`` and the kernel's ``shared_bytes`` (``KernelInfo.shared_bytes``);
   handlers address their scratch from :meth:`KernelLowering.scratch_base`;
@@ -49,24 +50,20 @@ from typing import Any, Callable
 
 import llvmlite.ir as ir
 
+from tritonc.analysis.pointer_origins import promised_readonly, readonly_pointer_values
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.core import Block, Function, Operation, Value
+from tritonc.ir.distribution import Distribution, distribution
 from tritonc.ir.layouts import MmaLayout
+from tritonc.ir.ops import scratch_bytes
+from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import PointerType, ScalarType, TileType, Type
+from tritonc.options import CodegenOptions
+from tritonc.target import WARP_SIZE, Target
 
-from .layout_math import Distribution, distribution
 
 #: op name -> handler(lowering, op)
 HANDLERS: dict[str, Callable[["KernelLowering", Operation], None]] = {}
-
-#: op name -> ``scratch_bytes(op) -> int``: the shared memory the op's handler uses internally
-#: (0 when it needs none for this op's layouts), registered next to the handler.
-SCRATCH: dict[str, Callable[[Operation], int]] = {}
-
-#: op name -> ``effects(op) -> list[SharedEffect]``: what the op does to explicit
-#: shared-memory buffers (values that name a buffer, e.g. the result of a local allocation).
-SHARED_EFFECTS: dict[str, Callable[[Operation], list["SharedEffect"]]] = {}
-
 
 def lowers(*names: str):
     """Decorator: register a handler for the named ops."""
@@ -75,63 +72,6 @@ def lowers(*names: str):
             HANDLERS[n] = fn
         return fn
     return deco
-
-
-def scratch(*names: str):
-    """Decorator: register the scratch query of the named ops (see :data:`SCRATCH`).
-
-    Scratch is used with the protocol *write; barrier; read* inside the op (the handler emits
-    that barrier); ``allocate-shared`` gives it an offset (``smem_offset``, read with
-    :meth:`KernelLowering.scratch_base`) and ``insert-barriers`` places the barriers between
-    ops.
-    """
-    def deco(fn):
-        for n in names:
-            SCRATCH[n] = fn
-        return fn
-    return deco
-
-
-def shared_effects(*names: str):
-    """Decorator: register the explicit-buffer effects of the named ops (see :data:`SHARED_EFFECTS`)."""
-    def deco(fn):
-        for n in names:
-            SHARED_EFFECTS[n] = fn
-        return fn
-    return deco
-
-
-def scratch_bytes(op: Operation) -> int:
-    """Bytes of scratch shared memory ``op`` needs (0 for ops without a scratch query)."""
-    query = SCRATCH.get(op.name)
-    return int(query(op)) if query is not None else 0
-
-
-@dataclass(frozen=True)
-class SharedEffect:
-    """One thing an op does to an explicit shared-memory buffer, in program order.
-
-    ``kind``:
-
-    * ``"alloc"``: ``value`` (a result) names a new buffer of ``size`` bytes aligned to
-      ``alignment`` (128 for a swizzled buffer); ``allocate-shared`` gives the op ``smem_offset``;
-    * ``"view"``: ``value`` (a result) names part or all of the buffers ``source`` names;
-    * ``"read"`` / ``"write"``: the op's threads read / write the buffers ``value`` names;
-    * ``"async_write"``: an asynchronous copy into them (``cp.async``), complete in the issuing
-      thread only after an ``"async_wait"`` (``value`` None) that covers it; ``no_war``: the
-      producer guarantees that no thread reads its bytes between the last barrier and it (a
-      pipeline slot other than the ones being read), so it needs no barrier against reads;
-    * ``"async_wait"``: wait until at most ``num`` groups of this thread's copies are in flight
-      (``num = 0``: every copy is complete).
-    """
-
-    kind: str
-    value: Value | None = None
-    source: Value | None = None
-    size: int = 0
-    alignment: int = 16
-    num: int = 0
-    no_war: bool = False
 
 
 class BFloatType(ir.Type):
@@ -169,19 +109,10 @@ F16, BF16, F32, F64 = ir.HalfType(), BFloatType(), ir.FloatType(), ir.DoubleType
 GPTR = ir.PointerType(addrspace=1)
 SPTR = ir.PointerType(addrspace=3)
 
-#: Whether :func:`min_ctas_per_sm` may ask ptxas for two CTAs per SM. Not a compile option:
-#: ``tritonc.tools.bench --experiments`` turns it off to measure what it does.
-OCCUPANCY_HINT = True
-
-#: 32-bit registers per SM (sm_80 .. sm_90) and the per-thread allocation granularity.
-_REGS_PER_SM = 65536
-_REG_GRANULE = 8
-#: Shared memory per SM usable by CTAs (sm_90: 228 KiB, 1 KiB of it reserved per CTA).
-_SMEM_PER_SM = 228 * 1024
-
-
-def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist) -> int | None:
-    """``2`` when the kernel ``f`` should carry ``.minnctapersm 2`` (``"nvvm.minctasm"``), else None.
+def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist, target: Target,
+                    options: CodegenOptions) -> int | None:
+    """``2`` when the kernel ``f`` should carry ``.minnctapersm 2`` (``"nvvm.minctasm"``), else None
+    (always None with ``-fno-occupancy-hint``, ``options.occupancy_hint`` False).
 
     nvJitLink assembles PTX as relocatable code, and ptxas then allocates registers more
     freely than for a whole program: softmax 4096x16384 (BLOCK=16384, 16 warps) took 75
@@ -199,12 +130,13 @@ def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist) -> int
     results, per thread, in 32-bit words) is at most half the bound, leaving the other half
     for addresses, masks and temporaries.
     """
-    threads = 32 * num_warps
-    if not OCCUPANCY_HINT or not 256 <= threads <= 512:
+    threads = target.warp_size * num_warps
+    if not options.occupancy_hint or not 256 <= threads <= 512:
         return None
-    if 2 * (shared_bytes + 1024) > _SMEM_PER_SM:
+    if 2 * (shared_bytes + target.reserved_shared_per_cta) > target.shared_bytes_per_sm:
         return None
-    bound = _REGS_PER_SM // (2 * threads) // _REG_GRANULE * _REG_GRANULE
+    granule = target.register_granule
+    bound = target.registers_per_sm // (2 * threads) // granule * granule
     words = 0
     for op in f.walk():
         if op.name == "tt.dot":
@@ -267,7 +199,45 @@ class KernelInfo:
 
     @property
     def num_threads(self) -> int:
-        return 32 * self.num_warps
+        return WARP_SIZE * self.num_warps
+
+
+@dataclass
+class EntryValues:
+    """Values a kernel computes once, in its entry block, and the lowering reuses (what was a
+    bag of string keys, ``lw.cache``). Each field says what it holds and who fills it."""
+
+    #: ``%tid.x``-style special registers by name (:meth:`KernelLowering.sreg`).
+    sregs: dict[str, ir.Value] = field(default_factory=dict)
+    #: ``tid % 32`` and ``tid / 32`` (:meth:`KernelLowering.lane`, :meth:`KernelLowering.warp`).
+    lane: ir.Value | None = None
+    warp: ir.Value | None = None
+    #: ``tid == 0``: the thread that does a scalar side effect once (``memory.scalar_leader``).
+    leader: ir.Value | None = None
+    #: The empty metadata node of ``!invariant.load`` (``memory``).
+    invariant_md: Any = None
+    #: Axis info of the module being lowered (``memory.axis_info``).
+    axis_info: Any = None
+    #: ``(lane // 4, lane % 4)`` of the mma fragments, ``(lane // 8, lane % 8)`` of ldmatrix rows.
+    mma_lane: tuple | None = None
+    ldmatrix_lane: tuple | None = None
+    #: mma ``warps_per_cta`` -> this warp's ``(wm, wn)`` (``layout_math.mma_warp_ids_ir``).
+    mma_warp: dict[tuple, tuple] = field(default_factory=dict)
+    #: ``(layout, cta)`` -> this thread's base of an mma or dot-operand layout.
+    mma_bases: dict[tuple, list] = field(default_factory=dict)
+    #: blocked layout -> this thread's base per dimension (``layout_math.thread_bases_ir``).
+    bases: dict[Any, list] = field(default_factory=dict)
+    #: ``(layout, shape)`` -> per register: unwrapped positions, coordinates, canonical
+    #: predicates, row-major linear ids (``layout_math``).
+    unwrapped: dict[tuple, list] = field(default_factory=dict)
+    coords: dict[tuple, list] = field(default_factory=dict)
+    canonical: dict[tuple, list] = field(default_factory=dict)
+    linear: dict[tuple, list] = field(default_factory=dict)
+    #: ldmatrix row addresses and the warp's operand base (``shared_ops.FragmentLoader``).
+    ldmatrix_rows: dict[tuple, list] = field(default_factory=dict)
+    ldmatrix_base: dict[tuple, tuple] = field(default_factory=dict)
+    #: Swizzled shared-memory offsets by layout, shape, base and low constant (``smem_access``).
+    smem_offsets: dict[tuple, tuple] = field(default_factory=dict)
 
 
 def uses_wgmma(f: Function) -> bool:
@@ -281,21 +251,29 @@ def uses_wgmma(f: Function) -> bool:
 
 
 class KernelLowering:
-    """Lowers one kernel function into ``module`` (an ``llvmlite.ir.Module``)."""
+    """Lowers one kernel function into ``module`` (an ``llvmlite.ir.Module``) for ``target``
+    with the code generator's switches ``options``."""
 
-    def __init__(self, module: ir.Module, smem: ir.GlobalVariable, f: Function, num_warps: int, arch: str):
+    def __init__(self, module: ir.Module, smem: ir.GlobalVariable, f: Function, num_warps: int, target: Target,
+                 options: CodegenOptions | None = None):
         self.module = module
         self.smem = smem
         self.f = f
         self.num_warps = num_warps
-        self.arch = arch
-        self.capability = int(arch[3:5])
+        self.target = target
+        self.options = options or CodegenOptions()
+        self.capability = target.capability
         self.values: dict[Value, Any] = {}
-        self.cache: dict[Any, Any] = {}
+        self.entry_values = EntryValues()
         self.shared_bytes = int(f.attrs.get("shared_bytes", 0))
         self.params: list[ParamInfo] = []
         self.nc_values: set[Value] = set()
         self.wgmma = uses_wgmma(f)
+
+    @property
+    def num_threads(self) -> int:
+        """Threads of the CTA: ``num_warps`` warps of the Target's warp size."""
+        return self.target.warp_size * self.num_warps
 
     # -- building blocks ---------------------------------------------------------------------
     def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
@@ -310,23 +288,24 @@ class KernelLowering:
 
     def sreg(self, name: str) -> ir.Value:
         """``%tid.x``-style special register, read once in the entry block."""
-        key = ("sreg", name)
-        if key not in self.cache:
-            self.cache[key] = self.call(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [], self.eb)
-        return self.cache[key]
+        sregs = self.entry_values.sregs
+        if name not in sregs:
+            sregs[name] = self.call(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [], self.eb)
+        return sregs[name]
 
     def tid(self) -> ir.Value:
         return self.sreg("tid.x")
 
     def lane(self) -> ir.Value:
-        if "lane" not in self.cache:
-            self.cache["lane"] = self.eb.and_(self.tid(), const(I32, 31), name="lane")
-        return self.cache["lane"]
+        if self.entry_values.lane is None:
+            self.entry_values.lane = self.eb.and_(self.tid(), const(I32, self.target.warp_size - 1), name="lane")
+        return self.entry_values.lane
 
     def warp(self) -> ir.Value:
-        if "warp" not in self.cache:
-            self.cache["warp"] = self.eb.lshr(self.tid(), const(I32, 5), name="warp")
-        return self.cache["warp"]
+        if self.entry_values.warp is None:
+            shift = self.target.warp_size.bit_length() - 1
+            self.entry_values.warp = self.eb.lshr(self.tid(), const(I32, shift), name="warp")
+        return self.entry_values.warp
 
     def barrier(self, proxy_fence: bool = True) -> None:
         """``bar.sync 0``: every thread of the CTA waits (PTX ISA 9.7.13.1). In a kernel with
@@ -342,7 +321,8 @@ class KernelLowering:
 
     def scratch_base(self, op: Operation, nbytes: int) -> int:
         """The byte offset of ``op``'s scratch (``smem_offset``, set by ``allocate-shared``),
-        checking that the ``nbytes`` the handler uses fit in what its scratch query reserved."""
+        checking that the ``nbytes`` the handler uses fit in what its op definition reserves
+        (:func:`tritonc.ir.ops.scratch_bytes`)."""
         offset = op.attrs.get("smem_offset")
         if offset is None:
             raise InternalCompilerError(f"lowering: '{op.name}' needs shared memory but has no smem_offset "
@@ -350,7 +330,7 @@ class KernelLowering:
         reserved = scratch_bytes(op)
         if nbytes > reserved:
             raise InternalCompilerError(f"lowering: '{op.name}' uses {nbytes} bytes of scratch, "
-                                        f"its scratch query reserved {reserved}")
+                                        f"its op definition reserves {reserved}")
         return int(offset)
 
     def scratch_address(self, base: int, byte_offset: ir.Value) -> ir.Value:
@@ -428,9 +408,9 @@ class KernelLowering:
         if not isinstance(t, TileType) or t.layout is None:
             raise InternalCompilerError(f"lowering: {t} has no layout (run assign-layouts first)")
         d = distribution(t.layout, t.shape)
-        if d.num_threads != 32 * self.num_warps:
+        if d.num_threads != self.num_threads:
             raise InternalCompilerError(f"layout {t.layout} is for {d.num_threads} threads, "
-                                        f"the kernel has {32 * self.num_warps}")
+                                        f"the kernel has {self.num_threads}")
         return d
 
     # -- driver ------------------------------------------------------------------------------
@@ -456,16 +436,14 @@ class KernelLowering:
             self.params.append(ParamInfo(arg.name or f"arg{len(self.params)}", t, str(lt), dict(attrs)))
         self.fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), f.name)
         self.fn.calling_convention = "ptx_kernel"
-        set.add(self.fn.attributes, f'"nvvm.maxntid"="{32 * self.num_warps}"')
-        min_ctas = min_ctas_per_sm(f, self.num_warps, self.shared_bytes, self.dist)
+        set.add(self.fn.attributes, f'"nvvm.maxntid"="{self.num_threads}"')
+        min_ctas = min_ctas_per_sm(f, self.num_warps, self.shared_bytes, self.dist, self.target, self.options)
         if min_ctas:
             set.add(self.fn.attributes, f'"nvvm.minctasm"="{min_ctas}"')
         entry = self.fn.append_basic_block("entry")
         body = self.fn.append_basic_block("body")
         self.eb = ir.IRBuilder(entry)
         self.b = ir.IRBuilder(body)
-        from tritonc.analysis.pointer_origins import promised_readonly, readonly_pointer_values
-
         readonly = promised_readonly(f)
         for i, (arg, attrs, larg) in enumerate(zip(f.args, f.arg_attrs, self.fn.args)):
             larg.name = arg.name or ""
@@ -498,10 +476,3 @@ class KernelLowering:
             ok = self.eb.icmp_unsigned("==", rem, const(larg.type, 0))
             self.call("llvm.assume", ir.VoidType(), [ok], self.eb)
         return value
-
-
-def smem_elem_bytes(element: Type) -> int:
-    """Bytes an element occupies in shared memory (pointers as i64, i1 as i8)."""
-    if isinstance(element, PointerType):
-        return 8
-    return max(1, element.bits // 8)

@@ -39,8 +39,9 @@ import math
 
 import llvmlite.ir as ir
 
+from tritonc.ir.core import Operation
 from .elementwise import intrinsic_call, map_regs
-from .lowering import BF16, F16, F32, F64, I32, I64, const, lowers
+from .lowering import BF16, F16, F32, F64, I32, I64, KernelLowering, const, lowers
 
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
@@ -51,7 +52,7 @@ def _f32(x: float) -> float:
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
-def _widen(lw, op, fn):
+def _widen(lw: KernelLowering, op: Operation, fn):
     """Run ``fn(x, ...)`` on f32/f64 registers; f16/bf16 go through f32."""
     b = lw.b
 
@@ -64,15 +65,15 @@ def _widen(lw, op, fn):
     map_regs(lw, op, wrapped)
 
 
-def _fma(lw, a, b_, c):
+def _fma(lw: KernelLowering, a, b_, c):
     return intrinsic_call(lw, "fma", [a, b_, c])
 
 
-def _rint(lw, x):
+def _rint(lw: KernelLowering, x):
     return intrinsic_call(lw, "rint", [x])
 
 
-def _pow2_int(lw, k, ty):
+def _pow2_int(lw: KernelLowering, k, ty):
     """``2^k`` for an integral float ``k`` in the normal range of ``ty``, from exponent bits."""
     b = lw.b
     if ty == F32:
@@ -82,7 +83,7 @@ def _pow2_int(lw, k, ty):
     return b.bitcast(b.shl(e, const(I64, 52)), F64)
 
 
-def _scale(lw, r, n, ty):
+def _scale(lw: KernelLowering, r, n, ty):
     """``r * 2^n`` in two steps (``n`` integral and already clamped)."""
     b = lw.b
     h = intrinsic_call(lw, "floor", [b.fmul(n, ir.Constant(ty, 0.5))])
@@ -90,7 +91,7 @@ def _scale(lw, r, n, ty):
     return b.fmul(b.fmul(r, _pow2_int(lw, h, ty)), _pow2_int(lw, n2, ty))
 
 
-def _specials(lw, x, t, res, ty, hi, lo):
+def _specials(lw: KernelLowering, x, t, res, ty, hi, lo):
     """inf above ``hi``, 0 below ``lo`` (``t`` is the base-2 exponent), NaN passes through."""
     b = lw.b
     res = b.select(b.fcmp_ordered(">", t, ir.Constant(ty, hi)), ir.Constant(ty, math.inf), res)
@@ -98,29 +99,18 @@ def _specials(lw, x, t, res, ty, hi, lo):
     return b.select(b.fcmp_unordered("uno", x, x), x, res)
 
 
-def _clamp(lw, t, ty, lo, hi):
+def _clamp(lw: KernelLowering, t, ty, lo, hi):
     t = intrinsic_call(lw, "maxnum", [t, ir.Constant(ty, lo)])
     return intrinsic_call(lw, "minnum", [t, ir.Constant(ty, hi)])
 
 
-def exp2_f32(lw, x):
+def exp2_f32(lw: KernelLowering, x):
     """``ex2.approx.f32``: 2 ulp over the whole range, inf, 0, NaN and subnormal results included
     (the accuracy CUDA documents for ``exp2f``, which is this instruction)."""
     return lw.call("llvm.nvvm.ex2.approx.f", F32, [x])
 
 
-#: ``exp`` on f32 as ``ex2.approx(x * log2 e)`` alone (OpenAI Triton's; its error grows with
-#: ``|x|`` beyond the spec's 2^-21). Not a compile option: for measurements only
-#: (``tritonc.tools.bench --experiments``).
-EXP_F32_UNCORRECTED = False
-
-#: ``exp`` on f32 with ``ex2.approx.ftz`` (results below 2^-126 flushed to 0; saves ptxas's
-#: three-instruction subnormal fix-up around ``ex2``). Not a compile option: for measurements
-#: only (``tritonc.tools.bench --experiments``).
-EXP_F32_FTZ = False
-
-
-def exp_f32(lw, x):
+def exp_f32(lw: KernelLowering, x):
     """``exp(x) = 2^t * e^d`` with ``t = RD(x * L)`` (``L`` = log2(e) rounded to f32) and
     ``d = x - t * ln 2`` (two ``fma`` with ln 2 in two parts, so ``d`` is exact to ~2^-40):
     ``r = ex2.approx(t)`` (2 ulp), then ``r * e^d = fma(r, d, r)`` (|d| < 2^-16, so the
@@ -132,9 +122,13 @@ def exp_f32(lw, x):
     is NaN for ``d < 0``); ``d`` is NaN only for ``x = +-inf`` (or beyond +-2^127 * ln 2), where
     ``r`` is already exact: ``min(d, 2^-15)`` turns that NaN into a small number (``fma`` then
     gives ``r``: 0 or inf) and leaves every other ``d`` alone. NaN ``x`` gives NaN through ``r``.
+
+    ``-fexp-uncorrected``: ``ex2.approx(x * log2 e)`` alone (OpenAI Triton's; its error grows
+    with ``|x|`` beyond the spec's 2^-21). ``-fexp-ftz``: ``ex2.approx.ftz`` (results below
+    2^-126 flushed to 0; saves ptxas's three-instruction subnormal fix-up around ``ex2``).
     """
     b = lw.b
-    if EXP_F32_UNCORRECTED:
+    if lw.options.exp_uncorrected:
         return lw.call("llvm.nvvm.ex2.approx.f", F32, [b.fmul(x, ir.Constant(F32, _f32(LOG2E)))])
     t = lw.call("llvm.nvvm.mul.rm.f", F32, [x, ir.Constant(F32, _f32(LOG2E))])
     ln2_hi = _f32(LN2)
@@ -144,7 +138,7 @@ def exp_f32(lw, x):
     d = _fma(lw, neg_t, ir.Constant(F32, ln2_lo), d)
     d = intrinsic_call(lw, "minnum", [d, ir.Constant(F32, 2.0 ** -15)])
     # ex2 last: t is dead after it, so ptxas can scale it in place for subnormal results.
-    r = lw.call("llvm.nvvm.ex2.approx.ftz.f" if EXP_F32_FTZ else "llvm.nvvm.ex2.approx.f", F32, [t])
+    r = lw.call("llvm.nvvm.ex2.approx.ftz.f" if lw.options.exp_ftz else "llvm.nvvm.ex2.approx.f", F32, [t])
     return _fma(lw, r, d, r)
 
 
@@ -152,7 +146,7 @@ _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
 
 
-def _exp_poly_f64(lw, r):
+def _exp_poly_f64(lw: KernelLowering, r):
     b = lw.b
     p = ir.Constant(F64, 1.0 / math.factorial(13))
     for k in range(12, -1, -1):
@@ -160,7 +154,7 @@ def _exp_poly_f64(lw, r):
     return p
 
 
-def exp_f64(lw, x):
+def exp_f64(lw: KernelLowering, x):
     b = lw.b
     t = b.fmul(x, ir.Constant(F64, LOG2E))
     xc = _clamp(lw, x, F64, -760.0, 720.0)
@@ -171,7 +165,7 @@ def exp_f64(lw, x):
     return _specials(lw, x, t, res, F64, 1024.0, -1080.0)
 
 
-def exp2_f64(lw, x):
+def exp2_f64(lw: KernelLowering, x):
     b = lw.b
     xc = _clamp(lw, x, F64, -1100.0, 1040.0)
     n = _rint(lw, xc)
@@ -180,7 +174,7 @@ def exp2_f64(lw, x):
     return _specials(lw, x, x, res, F64, 1024.0, -1080.0)
 
 
-def _log_parts_f64(lw, x):
+def _log_parts_f64(lw: KernelLowering, x):
     """``(e, log(m))`` with ``x = m * 2^e``, ``m`` in ``[sqrt(1/2), sqrt(2))`` (x > 0 finite)."""
     b = lw.b
     tiny = b.fcmp_ordered("<", x, ir.Constant(F64, 2.2250738585072014e-308))
@@ -202,7 +196,7 @@ def _log_parts_f64(lw, x):
     return b.sitofp(e, F64), logm
 
 
-def _log_parts_f32(lw, x):
+def _log_parts_f32(lw: KernelLowering, x):
     """``(e, log(m))`` in f32 with ``x = m * 2^e``, ``m`` in ``[sqrt(1/2), sqrt(2))`` (x > 0 finite)."""
     b = lw.b
     tiny = b.fcmp_ordered("<", x, ir.Constant(F32, 1.1754943508222875e-38))
@@ -223,7 +217,7 @@ def _log_parts_f32(lw, x):
     return b.sitofp(e, F32), logm
 
 
-def log_f32(lw, x):
+def log_f32(lw: KernelLowering, x):
     e, logm = _log_parts_f32(lw, x)
     hi = _f32(LN2)
     lo = _f32(LN2 - hi)
@@ -231,13 +225,13 @@ def log_f32(lw, x):
     return _log_specials(lw, x, res, F32)
 
 
-def log2_f32(lw, x):
+def log2_f32(lw: KernelLowering, x):
     e, logm = _log_parts_f32(lw, x)
     res = _fma(lw, logm, ir.Constant(F32, _f32(LOG2E)), e)
     return _log_specials(lw, x, res, F32)
 
 
-def _log_specials(lw, x, res, ty):
+def _log_specials(lw: KernelLowering, x, res, ty):
     b = lw.b
     res = b.select(b.fcmp_ordered("==", x, ir.Constant(ty, math.inf)), x, res)
     res = b.select(b.fcmp_ordered("==", x, ir.Constant(ty, 0.0)), ir.Constant(ty, -math.inf), res)
@@ -245,14 +239,14 @@ def _log_specials(lw, x, res, ty):
     return b.select(b.fcmp_unordered("uno", x, x), x, res)
 
 
-def log_f64(lw, x):
+def log_f64(lw: KernelLowering, x):
     b = lw.b
     e, logm = _log_parts_f64(lw, x)
     res = _fma(lw, e, ir.Constant(F64, _LN2_HI), _fma(lw, e, ir.Constant(F64, _LN2_LO), logm))
     return _log_specials(lw, x, res, F64)
 
 
-def log2_f64(lw, x):
+def log2_f64(lw: KernelLowering, x):
     e, logm = _log_parts_f64(lw, x)
     res = _fma(lw, logm, ir.Constant(F64, LOG2E), e)
     return _log_specials(lw, x, res, F64)
@@ -261,7 +255,7 @@ def log2_f64(lw, x):
 _PIO2 = (1.57079632673412561417e+00, 6.07710050650619224932e-11, 2.02226624879595063154e-21)
 
 
-def _sincos_f64(lw, x, want_cos: bool):
+def _sincos_f64(lw: KernelLowering, x, want_cos: bool):
     b = lw.b
     k = _rint(lw, b.fmul(x, ir.Constant(F64, 2.0 / math.pi)))
     r = x
@@ -288,7 +282,7 @@ def _sincos_f64(lw, x, want_cos: bool):
     return b.select(bad, ir.Constant(F64, math.nan), v)
 
 
-def _sincos_f32(lw, x, name: str):
+def _sincos_f32(lw: KernelLowering, x, name: str):
     b = lw.b
     two_pi_hi = _f32(2 * math.pi)
     two_pi_lo = _f32(2 * math.pi - two_pi_hi)
@@ -299,7 +293,7 @@ def _sincos_f32(lw, x, name: str):
 
 
 def _by_type(f32_fn, f64_fn):
-    def fn(lw, x):
+    def fn(lw: KernelLowering, x):
         return f32_fn(lw, x) if x.type == F32 else f64_fn(lw, x)
     return fn
 
@@ -321,16 +315,16 @@ _MATH = {
 
 
 @lowers(*_MATH)
-def _math(lw, op) -> None:
+def _math(lw: KernelLowering, op: Operation) -> None:
     fn = _MATH[op.name]
     _widen(lw, op, lambda x: fn(lw, x))
 
 
 @lowers("math.fma")
-def _math_fma(lw, op) -> None:
+def _math_fma(lw: KernelLowering, op: Operation) -> None:
     _widen(lw, op, lambda a, b_, c: _fma(lw, a, b_, c))
 
 
 @lowers("math.absi")
-def _absi(lw, op) -> None:
+def _absi(lw: KernelLowering, op: Operation) -> None:
     map_regs(lw, op, lambda a: lw.call(f"llvm.abs.{a.type.intrinsic_name}", a.type, [a, ir.Constant(ir.IntType(1), 0)]))

@@ -2,7 +2,7 @@
 
 * ``tt.addptr(p, off)``: ``getelementptr <pointee>, ptr addrspace(1) p, i64 sext(off)``.
   ``tt.ptr_to_int``/``tt.int_to_ptr``: ``ptrtoint``/``inttoptr`` (i64).
-* **Addresses formed at their use** (:func:`access_addresses`, :data:`WIDE_ADDRESSES`): a
+* **Addresses formed at their use** (:func:`access_addresses`; ``-fno-wide-addresses`` turns it off): a
   global access (``tt.load``, ``tt.store``, ``ttg.async_copy_global_to_local``) whose pointer
   tile is ``tt.addptr(... tt.addptr(tt.splat(base), o_1) ..., o_k)`` with ``base`` an
   iteration argument of a loop around the access and integer offset tiles ``o_j`` of at most
@@ -23,7 +23,8 @@
   base live across trips, and the address costs one ``mad.wide.s32`` per offset at the use.
   The asm is not ``sideeffect`` and carries no memory attributes; it cannot be hoisted since
   ``base`` changes every trip, and the lowering shares partial sums itself. Plain loads through such an
-  address carry ``!invariant.load`` where the pointer is read-only (:func:`tritonc.analysis.pointer_origins.readonly_pointer_values`),
+  address carry ``!invariant.load`` where the pointer is read-only
+  (:func:`tritonc.analysis.pointer_origins.readonly_pointer_values`),
   since LLVM can no longer see the ``noalias readonly`` parameter behind it (that is what
   makes it select ``ld.global.nc``). Elsewhere (outside loops, or a base computed in the loop
   from its induction variable, which LLVM strength-reduces well) the ``getelementptr`` values
@@ -63,28 +64,19 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.core import BlockArgument, Operation, Value
 from tritonc.ir.types import PointerType, ScalarType, TileType, element_type
 
 from .elementwise import define, map_regs, num_regs
 from .layout_math import canonical_ir
-from .lowering import GPTR, I1, I8, I16, I32, I64, const, llvm_type, lowers, storage_type
+from .lowering import GPTR, I1, I8, I16, I32, I64, KernelLowering, const, llvm_type, lowers, storage_type
 
 #: Widest access one thread makes with one instruction, in bytes (``ld.global.v4.b32``).
 MAX_ACCESS_BYTES = 16
 
-#: Masked loads through read-only pointers use ``ld.global.nc``. Not a compile option:
-#: ``tritonc.tools.bench --experiments`` turns it off to measure what it does.
-READ_ONLY_CACHE = True
-
-#: Extra qualifiers of masked loads, for measurements only (``tritonc.tools.bench
-#: --experiments``): a cache operator placed before ``.nc`` (``".cg"``: L2 only) and an
-#: eviction priority after it (``".L1::no_allocate"``). Empty: none.
-LOAD_CACHE_OP = ""
-LOAD_EVICTION = ""
-
 @lowers("tt.addptr")
-def _addptr(lw, op) -> None:
+def _addptr(lw: KernelLowering, op: Operation) -> None:
     pointee = storage_type(element_type(op.result.type).pointee)
 
     def gep(p, off):
@@ -92,11 +84,6 @@ def _addptr(lw, op) -> None:
             off = lw.b.sext(off, I64) if off.type != I1 else lw.b.zext(off, I64)
         return lw.b.gep(p, [off], source_etype=pointee)
     map_regs(lw, op, gep)
-
-
-#: Global accesses in loops take their addresses from ``mad.wide.s32`` at the access (see the
-#: module docstring); False: the ``getelementptr`` values of ``tt.addptr`` everywhere.
-WIDE_ADDRESSES = True
 
 
 def _loop_carried(v: Value, op: Operation) -> bool:
@@ -139,7 +126,7 @@ def offset_chain(ptr: Value) -> tuple[Value, list[Value]] | None:
         v = op.operands[0]
 
 
-def mad_wide(lw, acc: ir.Value, off: ir.Value, elem_bytes: int) -> ir.Value:
+def mad_wide(lw: KernelLowering, acc: ir.Value, off: ir.Value, elem_bytes: int) -> ir.Value:
     """``acc + sext(off) * elem_bytes`` (i64, mod 2^64; ``off`` i32) as an inline-asm
     ``mad.wide.s32`` that LLVM cannot take apart (see the module docstring)."""
     asm = ir.InlineAsm(ir.FunctionType(I64, [I32, I64]), f"mad.wide.s32 $0, $1, {elem_bytes}, $2;", "=l,r,l",
@@ -155,7 +142,7 @@ class _WideAddresses:
     the same for every row a thread copies) costs one ``mad.wide`` for ``base + rk`` and one
     per row, with nothing but the i32 offsets and the scalar base live across trips."""
 
-    def __init__(self, lw, base: ir.Value, offsets: list[list], n: int, elem_bytes: int, used):
+    def __init__(self, lw: KernelLowering, base: ir.Value, offsets: list[list], n: int, elem_bytes: int, used):
         self.lw, self.n, self.eb = lw, n, elem_bytes
         self.base = base
         self.offsets = sorted(offsets, key=lambda o: len({id(o[i]) for i in used}))
@@ -185,13 +172,13 @@ class _WideAddresses:
         return self.made[i]
 
 
-def access_addresses(lw, op: Operation, ptr: Value, n: int, used=None):
+def access_addresses(lw: KernelLowering, op: Operation, ptr: Value, n: int, used=None):
     """The ``n`` address registers of the pointer tile ``ptr`` for the global access ``op``
     (which reads registers ``used``, default all): formed at the access
     (:class:`_WideAddresses`) for an :func:`offset_chain` over an iteration argument of a loop
     around ``op``, else the registers of ``ptr``. Ask for the registers in an order where each
     dominates the next."""
-    chain = offset_chain(ptr) if WIDE_ADDRESSES else None
+    chain = offset_chain(ptr) if lw.options.wide_addresses else None
     if chain is None or not _loop_carried(chain[0], op):
         return lw.regs(ptr, n)
     base, offsets = chain
@@ -201,12 +188,12 @@ def access_addresses(lw, op: Operation, ptr: Value, n: int, used=None):
 
 
 @lowers("tt.ptr_to_int")
-def _ptr_to_int(lw, op) -> None:
+def _ptr_to_int(lw: KernelLowering, op: Operation) -> None:
     map_regs(lw, op, lambda p: lw.b.ptrtoint(p, I64))
 
 
 @lowers("tt.int_to_ptr")
-def _int_to_ptr(lw, op) -> None:
+def _int_to_ptr(lw: KernelLowering, op: Operation) -> None:
     map_regs(lw, op, lambda i: lw.b.inttoptr(lw.b.zext(i, I64) if i.type.width < 64 else i, GPTR))
 
 
@@ -240,38 +227,40 @@ def from_bits(b: ir.IRBuilder, v: ir.Value, ty: ir.Type) -> ir.Value:
     return b.bitcast(v, ty)
 
 
-def _ld_global(nc: bool) -> str:
-    """``ld.global`` with its qualifiers (``.nc`` and the measurement switches above)."""
-    return f"ld.global{LOAD_CACHE_OP}{'.nc' if nc else ''}{LOAD_EVICTION}"
+def _ld_global(lw: KernelLowering, nc: bool) -> str:
+    """``ld.global`` with its qualifiers: ``.nc``, and the cache operator (before it) and
+    eviction priority (after it) of ``-fload-cache-op`` / ``-fload-eviction``."""
+    cache_op, eviction = lw.options.load_cache_op, lw.options.load_eviction
+    return f"ld.global{'.' + cache_op if cache_op else ''}{'.nc' if nc else ''}{'.' + eviction if eviction else ''}"
 
 
-def masked_load(lw, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
+def masked_load(lw: KernelLowering, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
     reg, ptx_ty, c = _asm_type(ty)
     other_bits = to_bits(lw.b, other, reg) if other is not None else ir.Constant(reg, 0)
     text = (f"mov.b{reg.width} $0, $3;\n\t"
-            f"@$2 {_ld_global(nc)}.{ptx_ty} $0, [ $1 + 0 ];")
+            f"@$2 {_ld_global(lw, nc)}.{ptx_ty} $0, [ $1 + 0 ];")
     asm = ir.InlineAsm(ir.FunctionType(reg, [GPTR, I1, reg]), text, f"={c},l,b,{c}", side_effect=True)
     loaded = lw.b.call(asm, [ptr, mask, other_bits])
     return from_bits(lw.b, loaded, ty)
 
 
-def _invariant(lw, load: ir.Instruction, invariant: bool) -> ir.Instruction:
+def _invariant(lw: KernelLowering, load: ir.Instruction, invariant: bool) -> ir.Instruction:
     """Mark ``load`` ``!invariant.load`` (so NVPTX selects ``ld.global.nc``) when asked."""
     if invariant:
-        if "invariant_md" not in lw.cache:
-            lw.cache["invariant_md"] = lw.module.add_metadata([])
-        load.set_metadata("invariant.load", lw.cache["invariant_md"])
+        if lw.entry_values.invariant_md is None:
+            lw.entry_values.invariant_md = lw.module.add_metadata([])
+        load.set_metadata("invariant.load", lw.entry_values.invariant_md)
     return load
 
 
-def plain_load(lw, ptr: ir.Value, ty: ir.Type, invariant: bool = False) -> ir.Value:
+def plain_load(lw: KernelLowering, ptr: ir.Value, ty: ir.Type, invariant: bool = False) -> ir.Value:
     if ty == I1:
         v = _invariant(lw, lw.b.load(ptr, typ=I8, align=1), invariant)
         return lw.b.icmp_unsigned("!=", v, const(I8, 0))
     return _invariant(lw, lw.b.load(ptr, typ=ty, align=max(1, _bits(ty) // 8)), invariant)
 
 
-def predicated_store(lw, ptr: ir.Value, value: ir.Value, pred: ir.Value | None) -> None:
+def predicated_store(lw: KernelLowering, ptr: ir.Value, value: ir.Value, pred: ir.Value | None) -> None:
     ty = value.type
     if pred is None:
         if ty == I1:
@@ -284,26 +273,25 @@ def predicated_store(lw, ptr: ir.Value, value: ir.Value, pred: ir.Value | None) 
     lw.b.call(asm, [ptr, to_bits(lw.b, value, reg), pred])
 
 
-def scalar_leader(lw) -> ir.Value:
+def scalar_leader(lw: KernelLowering) -> ir.Value:
     """i1: this thread is thread 0 (does the CTA's single copy of a scalar side effect)."""
-    if "leader" not in lw.cache:
-        lw.cache["leader"] = lw.eb.icmp_unsigned("==", lw.tid(), const(I32, 0))
-    return lw.cache["leader"]
+    if lw.entry_values.leader is None:
+        lw.entry_values.leader = lw.eb.icmp_unsigned("==", lw.tid(), const(I32, 0))
+    return lw.entry_values.leader
 
 
-def axis_info(lw):
+def axis_info(lw: KernelLowering):
     """Axis info of the module being lowered (computed once per kernel)."""
-    if "axis_info" not in lw.cache:
-        from tritonc.analysis.axis_info import AxisInfoAnalysis
-        lw.cache["axis_info"] = AxisInfoAnalysis(lw.f.parent)
-    return lw.cache["axis_info"]
+    if lw.entry_values.axis_info is None:
+        lw.entry_values.axis_info = AxisInfoAnalysis(lw.f.parent)
+    return lw.entry_values.axis_info
 
 
 def _pow2_divisor(n: int) -> int:
     return n & -n if n > 0 else 1 << 30
 
 
-def vector_width(lw, ptr: Value, mask: Value | None) -> int:
+def vector_width(lw: KernelLowering, ptr: Value, mask: Value | None) -> int:
     """Elements per access for memory op on pointer tile ``ptr`` (see the module docstring);
     1 when the access is not vectorisable (``i1``, under 4 bytes, a slice layout without the
     parent's fastest dimension)."""
@@ -355,7 +343,7 @@ def _regs_list(b, words, nwords):
     return [b.extract_value(words, i) for i in range(nwords)] if nwords > 1 else [words]
 
 
-def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.Type, nc: bool) -> list:
+def vector_masked_load(lw: KernelLowering, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.Type, nc: bool) -> list:
     """One predicated ``ld.global[.nc][.vN].bW`` of ``len(others)`` elements (``others``: the
     ``other`` register of each, or None)."""
     b = lw.b
@@ -368,9 +356,9 @@ def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.T
     outs = ", ".join(f"${i}" for i in range(nwords))
     movs = "".join(f"mov.b{word_ty.width} ${i}, ${nwords + 2 + i};\n\t" for i in range(nwords))
     vsuf = f".v{nwords}" if nwords > 1 else ""
-    text = (f"{movs}@${nwords + 1} {_ld_global(nc)}{vsuf}.b{word_ty.width} "
+    text = (f"{movs}@${nwords + 1} {_ld_global(lw, nc)}{vsuf}.b{word_ty.width} "
             f"{{ {outs} }}, [ ${nwords} + 0 ];" if nwords > 1 else
-            f"{movs}@${nwords + 1} {_ld_global(nc)}.b{word_ty.width} $0, [ ${nwords} + 0 ];")
+            f"{movs}@${nwords + 1} {_ld_global(lw, nc)}.b{word_ty.width} $0, [ ${nwords} + 0 ];")
     ret = ir.LiteralStructType([word_ty] * nwords) if nwords > 1 else word_ty
     cons = ",".join([f"={c}"] * nwords + ["l", "b"] + [c] * nwords)
     asm = ir.InlineAsm(ir.FunctionType(ret, [GPTR, I1] + [word_ty] * nwords), text, cons, side_effect=True)
@@ -381,13 +369,13 @@ def vector_masked_load(lw, ptr: ir.Value, mask: ir.Value, others: list, ty: ir.T
     return out
 
 
-def vector_plain_load(lw, ptr: ir.Value, ty: ir.Type, vec: int, invariant: bool = False) -> list:
+def vector_plain_load(lw: KernelLowering, ptr: ir.Value, ty: ir.Type, vec: int, invariant: bool = False) -> list:
     b = lw.b
     v = _invariant(lw, b.load(ptr, typ=ir.VectorType(ty, vec), align=vec * _bits(ty) // 8), invariant)
     return [b.extract_element(v, const(I32, i)) for i in range(vec)]
 
 
-def vector_store(lw, ptr: ir.Value, values: list, pred: ir.Value | None) -> None:
+def vector_store(lw: KernelLowering, ptr: ir.Value, values: list, pred: ir.Value | None) -> None:
     """One ``st.global[.vN].bW`` of ``values`` (predicated by ``pred`` when given)."""
     b = lw.b
     ty = values[0].type
@@ -411,13 +399,13 @@ def vector_store(lw, ptr: ir.Value, values: list, pred: ir.Value | None) -> None
 
 
 @lowers("tt.load")
-def _load(lw, op: Operation) -> None:
+def _load(lw: KernelLowering, op: Operation) -> None:
     ptr, mask, other = op.get("ptr"), op.get("mask"), op.get("other")
     ty = llvm_type(element_type(op.result.type))
     n = num_regs(lw, op)
     vec = vector_width(lw, ptr, mask)
     ptrs = access_addresses(lw, op, ptr, n, range(0, n, vec))
-    nc = READ_ONLY_CACHE and ptr in lw.nc_values
+    nc = lw.options.read_only_cache and ptr in lw.nc_values
     invariant = nc and isinstance(ptrs, _WideAddresses)
     masks = lw.regs(mask, n) if mask is not None else None
     others = lw.regs(other, n) if other is not None else [None] * n
@@ -437,7 +425,7 @@ def _load(lw, op: Operation) -> None:
 
 
 @lowers("tt.store")
-def _store(lw, op: Operation) -> None:
+def _store(lw: KernelLowering, op: Operation) -> None:
     ptr, value, mask = op.get("ptr"), op.get("value"), op.get("mask")
     if isinstance(ptr.type, TileType):
         dist = lw.dist(ptr)

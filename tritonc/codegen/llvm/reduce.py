@@ -19,7 +19,7 @@ is in ``SliceLayout(axis, L)`` (a uniform scalar for a rank-1 source). Three sta
    instead of ``warps / 4`` loads and ``warps - 1`` combines: 9 instead of 19 for softmax's 16
    warps), the same tree in every lane and warp, so the result is bitwise uniform. One
    barrier per reduction, where Triton's lowering stores the combined value once more and
-   waits at a second one. Scratch (:func:`scratch_bytes`): ``result numel * warps * bytes``;
+   waits at a second one. Scratch (``ir/scratch.reduce_scratch``): ``result numel * warps * bytes``;
    the barrier before the next writer of those bytes is ``insert-barriers``' job.
 
 Replicated (wrapped) layouts: along ``d`` only the first ``S`` unwrapped positions hold
@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from tritonc.ir.core import Operation
+from tritonc.ir.distribution import lane_stride, lanes_and_warps, warp_stride
+from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import TileType
 
 from .elementwise import intrinsic_call
-from .layout_math import canonical_ir, distribution, lane_stride, linear_ids_ir, warp_stride
-from .lowering import F32, I32, I64, const, lowers, scratch, smem_elem_bytes
+from .layout_math import canonical_ir, linear_ids_ir
+from .lowering import F32, I32, I64, KernelLowering, const, lowers
 
 #: From this many warps on, the partials of stage 3 are combined by a butterfly over lanes.
 SHUFFLE_COMBINE_WARPS = 8
@@ -46,7 +49,7 @@ _COMBINE_INTRINSIC = {"maxsi": "smax", "minsi": "smin", "maxui": "umax", "minui"
                       "maxnumf": "maxnum", "minnumf": "minnum"}
 
 
-def combiner(lw, name: str):
+def combiner(lw: KernelLowering, name: str):
     """A function ``(a, b) -> a (+) b`` for the ``combine`` attribute ``name``."""
     if name in _COMBINE:
         method = _COMBINE[name]
@@ -55,7 +58,7 @@ def combiner(lw, name: str):
     return lambda a, b: intrinsic_call(lw, base, [a, b])
 
 
-def shuffle_xor(lw, v: ir.Value, lane_mask: int) -> ir.Value:
+def shuffle_xor(lw: KernelLowering, v: ir.Value, lane_mask: int) -> ir.Value:
     """``shfl.sync.bfly`` of any scalar register type (full warp)."""
     b = lw.b
     args = [const(I32, -1), None, const(I32, lane_mask), const(I32, 31)]
@@ -81,30 +84,8 @@ def shuffle_xor(lw, v: ir.Value, lane_mask: int) -> ir.Value:
     return out if isinstance(ty, ir.IntType) else b.bitcast(out, ty)
 
 
-def _lanes_and_warps(sd, d: int) -> tuple[int, int]:
-    """How many lanes and warps hold distinct data along blocked dimension ``d``."""
-    blk = sd.blocked
-    size = sd.pshape[d]
-    spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
-    lanes = tpw if spt * tpw <= size else max(1, size // spt)
-    warps = wpc if spt * tpw * wpc <= size else max(1, size // (spt * tpw))
-    return lanes, warps
-
-
-@scratch("tt.reduce")
-def scratch_bytes(op) -> int:
-    """Stage 3's ``[result element][warp]`` partials; 0 when one warp holds the whole axis."""
-    src, res = op.operands[0].type, op.result.type
-    sd = distribution(src.layout, src.shape)
-    _, warps = _lanes_and_warps(sd, sd.dims[op.attrs["axis"]])
-    if warps <= 1:
-        return 0
-    numel = res.numel if isinstance(res, TileType) else 1
-    return numel * warps * smem_elem_bytes(src.element)
-
-
 @lowers("tt.reduce")
-def _reduce(lw, op) -> None:
+def _reduce(lw: KernelLowering, op: Operation) -> None:
     src = op.operands[0]
     axis = op.attrs["axis"]
     combine = combiner(lw, op.attrs["combine"])
@@ -115,7 +96,7 @@ def _reduce(lw, op) -> None:
     spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
     wraps = sd.wraps(d)
     keep_regs = min(spt, size) if wraps else None
-    lanes, warps = _lanes_and_warps(sd, d)
+    lanes, warps = lanes_and_warps(sd, d)
 
     regs = lw.get(src)
     # 1. in-thread: group by offsets in the other dimensions.

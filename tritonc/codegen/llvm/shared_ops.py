@@ -45,7 +45,7 @@ right at it from the scalar base and the i32 offsets (``memory.access_addresses`
 ``mad.wide.s32`` per offset), so no 64-bit pointer per copy lives across trips.
 
 Barriers: none here. ``insert-barriers`` orders the accesses of different threads from the
-effects registered below (``shared_effects``); the software pipeliner places its own barrier
+effects the ops declare (``OpDef.shared_effects``, ``ir/ttg_ops.py``); the software pipeliner places its own barrier
 after each ``ttg.async_wait``.
 """
 from __future__ import annotations
@@ -53,65 +53,17 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.core import Operation
+from tritonc.ir.distribution import mma_parent, mma_reps
 from tritonc.ir.layouts import DotOperandLayout, SharedLayout
 from tritonc.ir.ttg_ops import subview_layout
 from tritonc.ir.types import MemDescType, TileType
 
-from .layout_math import canonical_ir, mma_parent, mma_reps, mma_warp_ids_ir
-from .lowering import I32, SharedEffect, const, llvm_type, lowers, shared_effects
+from .layout_math import canonical_ir, mma_warp_ids_ir
+from .lowering import I32, KernelLowering, const, llvm_type, lowers
 from .memory import access_addresses
-from .smem_access import (BUFFER_ALIGNMENT, WGMMA_ALIGNMENT, DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,
+from .smem_access import (DeferredLoad, OffsetBuilder, SharedBuffer, byte_address,
                           elem_bytes, load_tile, register_offsets, store_tile, vector_groups)
-
-
-# -- effects (for liveness, allocate-shared and insert-barriers) ---------------------------
-
-def read_by_wgmma(buf) -> bool:
-    """Whether a buffer value (or a view of it) is read by a ``wgmma`` dot (an mma v3 operand)."""
-    for user, _ in buf.uses:
-        if user.name in ("ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice"):
-            if read_by_wgmma(user.result):
-                return True
-        elif user.name == "ttg.local_load":
-            layout = user.result.type.layout
-            if isinstance(layout, DotOperandLayout) and layout.parent.version == 3:
-                return True
-    return False
-
-
-@shared_effects("ttg.local_alloc")
-def _alloc_effects(op):
-    t = op.result.type
-    align = WGMMA_ALIGNMENT if read_by_wgmma(op.result) else BUFFER_ALIGNMENT
-    effects = [SharedEffect("alloc", op.result, size=t.numel * elem_bytes(t), alignment=align)]
-    if op.operands:
-        effects.append(SharedEffect("write", op.result))
-    return effects
-
-
-@shared_effects("ttg.local_load")
-def _load_effects(op):
-    return [SharedEffect("read", op.operands[0])]
-
-
-@shared_effects("ttg.local_store")
-def _store_effects(op):
-    return [SharedEffect("write", op.operands[1])]
-
-
-@shared_effects("ttg.memdesc_subview", "ttg.memdesc_trans", "ttg.memdesc_subslice")
-def _view_effects(op):
-    return [SharedEffect("view", op.result, source=op.operands[0])]
-
-
-@shared_effects("ttg.async_copy_global_to_local")
-def _copy_effects(op):
-    return [SharedEffect("async_write", op.operands[1], no_war=bool(op.attrs.get("no_war")))]
-
-
-@shared_effects("ttg.async_wait")
-def _wait_effects(op):
-    return [SharedEffect("async_wait", num=int(op.attrs["num"]))]
 
 
 # -- ldmatrix ------------------------------------------------------------------------------
@@ -141,12 +93,12 @@ def ldmatrix_mode(buf_type: MemDescType, layout) -> str | None:
     return "trans" if eb == 2 else None
 
 
-def _lane_row_ids(lw) -> tuple:
+def _lane_row_ids(lw: KernelLowering) -> tuple:
     """``(i, r) = (lane // 8, lane % 8)`` for ldmatrix row addresses (entry block)."""
-    if "ldm_lane" not in lw.cache:
+    if lw.entry_values.ldmatrix_lane is None:
         lane = lw.lane()
-        lw.cache["ldm_lane"] = (lw.eb.lshr(lane, const(I32, 3)), lw.eb.and_(lane, const(I32, 7)))
-    return lw.cache["ldm_lane"]
+        lw.entry_values.ldmatrix_lane = (lw.eb.lshr(lane, const(I32, 3)), lw.eb.and_(lane, const(I32, 7)))
+    return lw.entry_values.ldmatrix_lane
 
 
 class FragmentLoader:
@@ -154,7 +106,7 @@ class FragmentLoader:
     of repetition ``rep`` (``rm`` for A, ``rn`` for B) and K step ``kk``: ``a0..a3`` (A) or
     ``b0, b1`` (B), as i32 values."""
 
-    def __init__(self, lw, buf: SharedBuffer, layout: DotOperandLayout, shape):
+    def __init__(self, lw: KernelLowering, buf: SharedBuffer, layout: DotOperandLayout, shape):
         self.lw, self.buf, self.layout, self.shape = lw, buf, layout, tuple(shape)
         self.mode = ldmatrix_mode(buf.type, layout)
         if self.mode is None:
@@ -180,8 +132,9 @@ class FragmentLoader:
         d1 = tuple(a - b for a, b in zip(origins[1], o0))
         d2 = tuple(a - b for a, b in zip(origins[2], o0))
         assert tuple(o0[k] + d1[k] + d2[k] for k in range(2)) == tuple(origins[3])
-        key = ("ldm_lane_sym", d1, d2, row_dim, tuple(id(x) for x in lane_base))
-        if key not in lw.cache:
+        key = (d1, d2, row_dim, tuple(id(x) for x in lane_base))
+        rows = lw.entry_values.ldmatrix_rows
+        if key not in rows:
             bit0 = eb_.and_(i, const(I32, 1))
             bit1 = eb_.lshr(i, const(I32, 1))
             sym = []
@@ -194,8 +147,8 @@ class FragmentLoader:
                 if k == row_dim:
                     v = eb_.add(v, r)
                 sym.append(v)
-            lw.cache[key] = sym
-        sym = lw.cache[key]
+            rows[key] = sym
+        sym = rows[key]
         return self.ob.offset(sym, [o + s_ for o, s_ in zip(o0, self.buf.start)])
 
     def _warp_bases(self) -> tuple:
@@ -244,14 +197,15 @@ class FragmentLoader:
 
     def _sym_base(self, key, make, dim: int) -> tuple:
         """Per-dimension symbolic base: the warp's row (A) / column (B) start; 0 along K."""
-        cache_key = ("ldm_base", key[0], self.mma.warps_per_cta)
-        if cache_key not in self.lw.cache:
+        cache_key = (key[0], self.mma.warps_per_cta)
+        bases = self.lw.entry_values.ldmatrix_base
+        if cache_key not in bases:
             v = make()
-            self.lw.cache[cache_key] = (v, const(I32, 0)) if dim == 0 else (const(I32, 0), v)
-        return self.lw.cache[cache_key]
+            bases[cache_key] = (v, const(I32, 0)) if dim == 0 else (const(I32, 0), v)
+        return bases[cache_key]
 
 
-def unpack_words(lw, words: list, element, kw: int) -> list:
+def unpack_words(lw: KernelLowering, words: list, element, kw: int) -> list:
     """Split i32 words into ``kw`` elements each (little-endian: element 0 in the low bits)."""
     b = lw.b
     ety = llvm_type(element)
@@ -265,7 +219,7 @@ def unpack_words(lw, words: list, element, kw: int) -> list:
     return out
 
 
-def ldmatrix_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
+def ldmatrix_tile(lw: KernelLowering, buf: SharedBuffer, tile: TileType) -> list:
     """All registers of a dot-operand tile, read with ``ldmatrix``."""
     fl = FragmentLoader(lw, buf, tile.layout, tile.shape)
     regs = []
@@ -277,7 +231,7 @@ def ldmatrix_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
 
 # -- handlers ------------------------------------------------------------------------------
 
-def buffer_of(lw, v) -> SharedBuffer:
+def buffer_of(lw: KernelLowering, v) -> SharedBuffer:
     buf = lw.get(v)
     if not isinstance(buf, SharedBuffer):
         raise InternalCompilerError(f"lowering: {v!r} is not a shared-memory buffer")
@@ -285,7 +239,7 @@ def buffer_of(lw, v) -> SharedBuffer:
 
 
 @lowers("ttg.local_alloc")
-def _local_alloc(lw, op) -> None:
+def _local_alloc(lw: KernelLowering, op: Operation) -> None:
     offset = op.attrs.get("smem_offset")
     if offset is None:
         raise InternalCompilerError("lowering: ttg.local_alloc has no smem_offset (run allocate-shared first)")
@@ -300,13 +254,13 @@ def _local_alloc(lw, op) -> None:
 
 
 @lowers("ttg.local_store")
-def _local_store(lw, op) -> None:
+def _local_store(lw: KernelLowering, op: Operation) -> None:
     value, dst = op.operands
     store_tile(lw, buffer_of(lw, dst), lw.get(value), value.type)
 
 
 @lowers("ttg.memdesc_subview")
-def _subview(lw, op) -> None:
+def _subview(lw: KernelLowering, op: Operation) -> None:
     src = buffer_of(lw, op.operands[0])
     index = lw.get(op.operands[1])
     t = op.result.type
@@ -319,14 +273,14 @@ def _subview(lw, op) -> None:
 
 
 @lowers("ttg.memdesc_trans")
-def _memdesc_trans(lw, op) -> None:
+def _memdesc_trans(lw: KernelLowering, op: Operation) -> None:
     src = buffer_of(lw, op.operands[0])
     origin = tuple(src.start[o] for o in op.attrs["order"]) if src.origin else ()
     lw.values[op.result] = SharedBuffer(src.base, op.result.type, origin)
 
 
 @lowers("ttg.memdesc_subslice")
-def _memdesc_subslice(lw, op) -> None:
+def _memdesc_subslice(lw: KernelLowering, op: Operation) -> None:
     src = buffer_of(lw, op.operands[0])
     origin = tuple(a + o for a, o in zip(src.start, op.attrs["offsets"]))
     lw.values[op.result] = SharedBuffer(src.base, op.result.type, origin)
@@ -350,7 +304,7 @@ def deferred_by_dot(op) -> bool:
 
 
 @lowers("ttg.local_load")
-def _local_load(lw, op) -> None:
+def _local_load(lw: KernelLowering, op: Operation) -> None:
     buf = buffer_of(lw, op.operands[0])
     t = op.result.type
     if deferred_by_dot(op):
@@ -365,7 +319,7 @@ def _local_load(lw, op) -> None:
 # -- cp.async ------------------------------------------------------------------------------
 
 @lowers("ttg.async_copy_global_to_local")
-def _async_copy(lw, op) -> None:
+def _async_copy(lw: KernelLowering, op: Operation) -> None:
     ptr, dst = op.operands[0], op.operands[1]
     mask = op.operands[2] if len(op.operands) > 2 else None
     buf = buffer_of(lw, dst)
@@ -407,12 +361,12 @@ def _async_copy(lw, op) -> None:
 
 
 @lowers("ttg.async_commit_group")
-def _commit(lw, op) -> None:
+def _commit(lw: KernelLowering, op: Operation) -> None:
     lw.call("llvm.nvvm.cp.async.commit.group", ir.VoidType(), [])
 
 
 @lowers("ttg.async_wait")
-def _wait(lw, op) -> None:
+def _wait(lw: KernelLowering, op: Operation) -> None:
     lw.call("llvm.nvvm.cp.async.wait.group", ir.VoidType(), [const(I32, int(op.attrs["num"]))])
 
 

@@ -17,18 +17,12 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 import numpy as np
 
+from tritonc.ir.distribution import Distribution
 from tritonc.ir.layouts import BlockedLayout, SharedLayout
 from tritonc.ir.types import MemDescType, TileType
 
-from .layout_math import Distribution, canonical_ir, mma_thread_bases_ir, thread_bases_ir
-from .lowering import I1, I32, const, llvm_type, storage_type
-
-#: Shared buffers are aligned to this many bytes (a swizzle period of 8 rows of 16 bytes).
-BUFFER_ALIGNMENT = 128
-
-#: Buffers ``wgmma`` reads are aligned to the 128-byte swizzle's period, 8 rows of 128 bytes:
-#: the hardware swizzles address bits, so the pattern must start on such a boundary.
-WGMMA_ALIGNMENT = 1024
+from .layout_math import canonical_ir, mma_thread_bases_ir, thread_bases_ir
+from .lowering import I1, I32, KernelLowering, const, llvm_type, storage_type
 
 
 @dataclass
@@ -178,7 +172,7 @@ class OffsetBuilder:
     """Element offsets ``shared_offset(layout, shape, base + const)`` with ``base`` symbolic
     (entry-block i32 values) and ``const`` ints, split as the module docstring says."""
 
-    def __init__(self, lw, layout: SharedLayout, shape: tuple[int, ...]):
+    def __init__(self, lw: KernelLowering, layout: SharedLayout, shape: tuple[int, ...]):
         self.lw, self.layout, self.shape = lw, layout, tuple(shape)
         self.periods = swizzle_periods(layout, len(shape))
 
@@ -187,9 +181,8 @@ class OffsetBuilder:
         lo = [c % p for c, p in zip(consts, self.periods)]
         hi = [c - l for c, l in zip(consts, lo)]
         hi_off = int(shared_offset(self.layout, self.shape, hi))
-        key = ("smem_off", self.layout, self.shape, tuple(id(b) if not isinstance(b, int) else b for b in base),
-               tuple(lo))
-        cache = self.lw.cache
+        key = (self.layout, self.shape, tuple(id(b) if not isinstance(b, int) else b for b in base), tuple(lo))
+        cache = self.lw.entry_values.smem_offsets
         if key not in cache:
             coords = []
             for b, c in zip(base, lo):
@@ -204,14 +197,14 @@ class OffsetBuilder:
         return self.lw.b.add(value, const(I32, hi_off))
 
 
-def byte_address(lw, buf: SharedBuffer, elem_offset, nbytes: int) -> ir.Value:
+def byte_address(lw: KernelLowering, buf: SharedBuffer, elem_offset, nbytes: int) -> ir.Value:
     """``ptr addrspace(3)`` of element ``elem_offset`` (i32 value) of ``buf``."""
     b = lw.b
     off = elem_offset if nbytes == 1 else b.mul(elem_offset, const(I32, nbytes))
     return lw.smem_ptr(b.add(buf.base, off))
 
 
-def _dist_bases(lw, dist: Distribution) -> list:
+def _dist_bases(lw: KernelLowering, dist: Distribution) -> list:
     if isinstance(dist.blocked, BlockedLayout):
         return thread_bases_ir(lw, dist.blocked)
     return mma_thread_bases_ir(lw, dist.blocked, dist.cta)
@@ -259,7 +252,7 @@ def vector_groups(dist: Distribution, contig_dim: int, vmax: int) -> tuple[int, 
     return 1, [[r] for r in range(n)]
 
 
-def register_offsets(lw, dist: Distribution, buf: SharedBuffer, regs: list[int]) -> list:
+def register_offsets(lw: KernelLowering, dist: Distribution, buf: SharedBuffer, regs: list[int]) -> list:
     """Element offsets (i32) in ``buf`` (relative to the whole buffer's element 0) of the
     elements that registers ``regs`` of a tile in ``dist`` hold."""
     layout, shape, origin = buf.type.layout, tuple(buf.type.full_shape), buf.start
@@ -299,7 +292,7 @@ def _from_storage(b, v, element):
     return b.trunc(v, I1) if llvm_type(element) == I1 else v
 
 
-def store_tile(lw, buf: SharedBuffer, regs: list, tile: TileType) -> None:
+def store_tile(lw: KernelLowering, buf: SharedBuffer, regs: list, tile: TileType) -> None:
     """Write a tile's registers into ``buf`` (same shape), vectorised, canonical copies only."""
     layout = buf.type.layout
     dist = lw.dist(tile)
@@ -321,7 +314,7 @@ def store_tile(lw, buf: SharedBuffer, regs: list, tile: TileType) -> None:
                 b.store(vec, ptr, align=v * eb)
 
 
-def load_tile(lw, buf: SharedBuffer, tile: TileType) -> list:
+def load_tile(lw: KernelLowering, buf: SharedBuffer, tile: TileType) -> list:
     """Read a tile of ``tile``'s layout from ``buf`` (same shape), vectorised."""
     layout = buf.type.layout
     dist = lw.dist(tile)

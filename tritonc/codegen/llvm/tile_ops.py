@@ -12,25 +12,26 @@
 from __future__ import annotations
 
 from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.core import Operation
 
 from .layout_math import coords_ir
-from .lowering import I32, const, lowers
+from .lowering import I32, KernelLowering, const, lowers
 
 _AXES = "xyz"
 
 
 @lowers("tt.get_program_id")
-def _program_id(lw, op) -> None:
+def _program_id(lw: KernelLowering, op: Operation) -> None:
     lw.set(op.result, lw.sreg(f"ctaid.{_AXES[op.attrs['axis']]}"))
 
 
 @lowers("tt.get_num_programs")
-def _num_programs(lw, op) -> None:
+def _num_programs(lw: KernelLowering, op: Operation) -> None:
     lw.set(op.result, lw.sreg(f"nctaid.{_AXES[op.attrs['axis']]}"))
 
 
 @lowers("tt.make_range")
-def _make_range(lw, op) -> None:
+def _make_range(lw: KernelLowering, op: Operation) -> None:
     dist = lw.dist(op.result)
     start = int(op.attrs["start"])
     regs = []
@@ -40,22 +41,22 @@ def _make_range(lw, op) -> None:
 
 
 @lowers("tt.splat")
-def _splat(lw, op) -> None:
+def _splat(lw: KernelLowering, op: Operation) -> None:
     lw.set(op.result, [lw.get(op.operands[0])] * lw.dist(op.result).num_regs)
 
 
 @lowers("gpu.barrier")
-def _barrier(lw, op) -> None:
+def _barrier(lw: KernelLowering, op: Operation) -> None:
     lw.barrier(proxy_fence=not op.attrs.get("no_proxy_fence"))
 
 
 @lowers("tt.return")
-def _return(lw, op) -> None:
+def _return(lw: KernelLowering, op: Operation) -> None:
     if op.operands:
         raise InternalCompilerError("a kernel cannot return values")
     lw.b.ret_void()
 
 
 @lowers("tt.call")
-def _call(lw, op) -> None:
+def _call(lw: KernelLowering, op: Operation) -> None:
     raise InternalCompilerError(f"call to @{op.attrs.get('callee')} was not inlined before lowering")

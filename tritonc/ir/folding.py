@@ -30,7 +30,7 @@ from typing import Callable
 import ml_dtypes
 import numpy as np
 
-from ..ir.types import ScalarType
+from .types import ScalarType
 
 Number = int | float
 
