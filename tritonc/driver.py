@@ -481,7 +481,7 @@ class Compilation:
         names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
         module = clone_module(self._frontend)
         with self.timer("tt passes"):
-            run_pipeline(module, names, self.pass_options)
+            run_pipeline(module, names, self.pass_options, **pass_codegen_options(self.options.codegen))
         self._print_analyses(module, ttg=False)
         return module
 

@@ -63,6 +63,9 @@ class CodegenOptions:
     which trade accuracy (see their help).
     """
 
+    group_program_order: bool = _flag(
+        True, "launch the 2-D grid of a kernel with a dot in a loop (and no atomics) in groups of 8 rows, "
+        "for L2 reuse (transforms/group_program_order.py)")
     occupancy_hint: bool = _flag(
         True, "ask ptxas for two CTAs per SM (.minnctapersm 2) on kernels of 256 to 512 threads "
               "without a dot whose loaded data fits half of the bounded registers")

@@ -40,3 +40,16 @@ def test_every_program_instance_runs_once(grid):
         run_kernel(comp.ttgir, "mark", grid, [sim, A, gn, 1], arch="sm_80")
         np.testing.assert_array_equal(sim, 1)
 
+
+
+def test_flag_turns_the_order_off():
+    """``-fno-group-program-order`` (CodegenOptions.group_program_order) keeps the hardware order."""
+    import dataclasses
+
+    from tritonc.options import CodegenOptions
+
+    on = Compilation(MARK, CompileOptions(num_warps=1, arch="sm_80"))
+    off = Compilation(MARK, CompileOptions(num_warps=1, arch="sm_80",
+                                           codegen=dataclasses.replace(CodegenOptions(), group_program_order=False)))
+    names = lambda comp: [op.name for op in comp.ttir.functions[0].walk()]  # noqa: E731
+    assert "tt.get_num_programs" in names(on) and "tt.get_num_programs" not in names(off)
