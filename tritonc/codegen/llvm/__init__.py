@@ -5,7 +5,7 @@ The lowering is split by op family (each module's docstring says what it emits a
 element each register of each thread holds), ``elementwise`` and ``math_ops``, ``memory``,
 ``reduce``, ``convert`` (layout conversions, broadcast, expand_dims, reshape, trans),
 ``dot_fma``, ``dot_mma`` (tensor cores), ``shared_ops`` (explicit shared-memory buffers, ldmatrix,
-cp.async), ``atomics``, ``control_flow``, ``tile_ops``.
+cp.async), ``atomics``, ``control_flow``, ``tile_ops``, ``philox`` (random numbers).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tritonc.ir.core import Module
 from . import atomics, control_flow, convert, dot_fma, elementwise, math_ops, memory, reduce, tile_ops  # noqa: F401
 from . import dot_mma, shared_ops  # noqa: F401  (after dot_fma: dot_mma wraps its tt.dot handler)
 from . import dot_wgmma  # noqa: F401  (after dot_mma: dot_wgmma wraps its tt.dot handler)
+from . import philox  # noqa: F401
 from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo, uses_wgmma
 from .smem_access import WGMMA_ALIGNMENT
 
