@@ -48,13 +48,10 @@ def test_philox4x32_known_answers_vectorised():
 def test_philox_word_reads_i32_operands_as_unsigned():
     """``math.philox`` takes signless i32 (stored signed): -1 is the all-ones word."""
     ones = np.int32(-1)
-    want = KAT[1][2]
-    # counter (-1, 0, 0, 0) is not the KAT's all-ones counter; compare with the core directly
     for word in range(4):
         got = philox_word(np.array([ones, 5], np.int32), ones, ones, word, I32)
         ref = philox4x32(np.array([M32, 5], np.uint32), 0, 0, 0, M32, M32)[word]
         assert got.dtype == np.int32 and got.view(np.uint32).tolist() == ref.tolist()
-    assert want  # the all-ones vector itself is checked above
 
 
 # ------------------------------------------------------------------------------------------------
