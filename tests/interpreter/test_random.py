@@ -193,3 +193,22 @@ def test_statistics_of_a_large_draw():
     bits = (I[:, None] >> np.arange(32, dtype=np.uint32)) & 1
     assert np.all(np.abs(bits.mean(0) - 0.5) < 0.01)
     assert len(np.unique(I)) > n - 5  # distinct counters give (almost surely) distinct words
+
+
+def test_in_a_tile_conditional_and_an_elementwise_device_function():
+    """``rand`` is pure: a branch of a tile ``?:`` and an element-wise instance of a scalar
+    ``__device__`` function (called with tiles) draw the same numbers as a plain call."""
+    src = """
+__device__ float noise(long s, int o, float x) { return x + rand(s, o); }
+__global__ void k(float *Y, float *X, long seed) {
+  int r[64] = 0 ... 64;
+  float x[64] = *(X + r);
+  *(Y + r) = x > 0.0f ? rand(seed, r) : x;
+  *(Y + 64 + r) = noise(seed, r, x);
+}"""
+    X = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    Y = np.zeros(128, np.float32)
+    tritonc.interpret(src, "k", (1,), Y, X, np.int64(5))
+    u = ref_rand(5, np.arange(64))
+    assert np.array_equal(Y[:64], np.where(X > 0, u, X))
+    assert np.array_equal(Y[64:], X + u)
