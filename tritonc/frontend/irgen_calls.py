@@ -147,7 +147,8 @@ class CallLowering:
                 x = self.emit("math.philox", [counter, key0, key1], i32, word=word)
                 neg = self.emit("arith.cmpi", [x, self.const(0, CType("int", shape=shape))],
                                 tile_or_scalar(BOOL.ir(), shape), predicate="slt")
-                folded = self.emit("arith.select", [neg, self.emit("arith.xori", [x, self.const(-1, CType("int", shape=shape))], i32), x], i32)
+                inverted = self.emit("arith.xori", [x, self.const(-1, CType("int", shape=shape))], i32)
+                folded = self.emit("arith.select", [neg, inverted, x], i32)
                 f = self.emit("arith.sitofp", [folded], f32)
                 return self.emit("arith.mulf", [f, self.const(UNIFORM_SCALE, FLOAT.with_shape(shape))], f32)
 

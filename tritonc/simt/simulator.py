@@ -18,9 +18,10 @@ once (a value is an array over threads), so the warp-collective instructions (``
 * ``ldmatrix``/``stmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2);
   mma products are computed in float64 and rounded once to the accumulator type;
 * the f32 math intrinsics (``ex2.approx``, ``mul.rm``, ``div.full``, ``rsqrt.approx``,
-  ``sin.approx``, ``cos.approx``; ``llvm.rint`` is numpy's round-half-even) are
-  computed in float64 and rounded once to f32 (the hardware's approximate results differ from
-  these by at most their PTX error bounds);
+  ``sin.approx``, ``cos.approx``) are computed in float64 and rounded once to f32 (the
+  hardware's approximate results differ from these by at most their PTX error bounds);
+  ``llvm.rint`` rounds half to even, ``llvm.nvvm.mulhi.ui`` (``mul.hi.u32``) is the high
+  half of the 64-bit product;
 * control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
   conditional branch whose false target is where the true side rejoins), run under a mask;
 * the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
