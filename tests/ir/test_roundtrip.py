@@ -95,3 +95,24 @@ def test_op_without_operands_before_a_definition():
     barrier = m.functions[0].body.block.ops[0]
     assert barrier.name == "gpu.barrier" and barrier.operands == []
     assert "gpu.barrier\n    %v = tt.load" in print_module(m)
+
+
+@pytest.mark.parametrize("types,word,message", [
+    (("i32", "i32", "i32", "i32"), 0, None),
+    (("i32[4]", "i32[4]", "i32[4]", "i32[4]"), 3, None),
+    (("i64", "i64", "i64", "i64"), 0, "expects i32 operands"),
+    (("i32[4]", "i32", "i32", "i32[4]"), 0, "one type"),
+    (("i32", "i32", "i32", "i32"), 4, "word must be 0..3"),
+])
+def test_philox_verifier(types, word, message):
+    """``math.philox(counter, key0, key1) {word}``: i32 operands and result of one type, word 0..3."""
+    c, k0, k1, r = types
+    text = ("module {\n  tt.func @k(%c: " + c + ", %k0: " + k0 + ", %k1: " + k1 + ") attributes {kernel} {\n"
+            f"    %w = math.philox %c, %k0, %k1 {{word = {word}}} : {r}\n    tt.return\n  }}\n}}\n")
+    m = parse_module(text)
+    if message is None:
+        verify_module(m)
+        assert print_module(m) == text
+    else:
+        with pytest.raises(VerifyError, match=message):
+            verify_module(m)

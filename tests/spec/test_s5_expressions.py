@@ -805,6 +805,37 @@ __global__ void k(int *I, unsigned *U, float *F, short *S, half *H) {
                            3: a[4][:8].view(i16), 4: np.concatenate([a[4][:8], [-np.inf]])},
          ir="CHECK: arith.bitcast %f : i32[8]\nCHECK: arith.bitcast %acc : i32[2,4]", gpu=True),
 
+    # ---------------------------------------------------------------- random numbers
+    Rule("random_rand_randint", IDX + """
+__global__ void k(unsigned int *I, float *U, long seed) {
+  int r[8, 16] = get_program_id(0) * 128 + IDX2(8, 16);
+  *(I + r) = randint(seed, r);
+  *(U + r) = rand(seed, r);
+  *(U + 256 + r) = rand(-3, r * 7);
+}""", grid=2, args=lambda: [zeros(256, dtype=u32), zeros(512), np.int64(0x12345678_9ABCDEF)],
+         expect=lambda a: {0: _philox_word0(a[2], np.arange(256)),
+                           1: np.concatenate([_uniform(_philox_word0(a[2], np.arange(256))),
+                                              _uniform(_philox_word0(-3, np.arange(256) * 7))])},
+         types={"r": "int[8, 16]"},
+         ir="CHECK: math.philox %r, {{%[0-9]+}}, {{%[0-9]+}} {word = 0} : i32[8,16]\n"
+            "CHECK: arith.sitofp\nCHECK: arith.mulf",
+         ptx="CHECK: mul.hi.u32", gpu=True),
+    Rule("random_randn_scalar_offsets", """
+__global__ void k(float *N, unsigned int *I, unsigned int seed) {
+  int r[64] = 0 ... 64;
+  *(N + r) = randn(seed, r);
+  unsigned int o = 4000000000;
+  *I = randint(seed, o);
+  *(N + 64) = rand(seed, o);
+}""", args=lambda: [zeros(65), zeros(1, dtype=u32), np.uint32(0xFFFFFFFF)],
+         expect=lambda a: {0: np.concatenate([_normal(0xFFFFFFFF, np.arange(64)),
+                                              _uniform(_philox_word0(0xFFFFFFFF, [4000000000]))]),
+                           1: _philox_word0(0xFFFFFFFF, [4000000000])},
+         # on the GPU, cos is cos.approx.f32 (absolute error ~2^-21) times r <= 5.7: atol 4e-6
+         rtol=1e-6, atol=1e-6, gpu_atol=4e-6,
+         ir="CHECK: math.philox {{.*}} {word = 0}\nCHECK: math.philox {{.*}} {word = 1}\n"
+            "CHECK: math.log\nCHECK: math.sqrt\nCHECK: math.cos", gpu=True),
+
     # ---------------------------------------------------------------- math
     Rule("math_float", """
 __global__ void k(float *X, float *Out) {
@@ -1051,6 +1082,39 @@ def _scatter(idx, vals):
 def _paper_ref(x):
     s = x.sum(1)
     return np.concatenate([s, x.reshape(-1), x.T.reshape(-1), x.T.reshape(-1), (2 * x @ x.T).reshape(-1), np.abs(s)])
+
+
+def _philox(seed, offsets):
+    """Philox4x32-10 as OpenAI Triton's ``tl.randint4x``: key = the low/high words of the seed
+    extended to 64 bits, counter = ``(offset, 0, 0, 0)`` (Salmon et al. 2011)."""
+    m = (1 << 32) - 1
+    seed = int(seed) & ((1 << 64) - 1)
+    k0, k1 = np.uint64(seed & m), np.uint64(seed >> 32)
+    c0 = np.asarray(offsets).astype(np.int64).astype(np.uint64) & np.uint64(m)
+    c1 = c2 = c3 = np.zeros_like(c0)
+    mask, sh = np.uint64(m), np.uint64(32)
+    for _ in range(10):
+        p0, p2 = c0 * np.uint64(0xD2511F53), c2 * np.uint64(0xCD9E8D57)
+        c0, c1, c2, c3 = (p2 >> sh) ^ c1 ^ k0, p2 & mask, (p0 >> sh) ^ c3 ^ k1, p0 & mask
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & mask, (k1 + np.uint64(0xBB67AE85)) & mask
+    return [c.astype(np.uint32) for c in (c0, c1, c2, c3)]
+
+
+def _philox_word0(seed, offsets):
+    return _philox(seed, offsets)[0]
+
+
+def _uniform(words):
+    """Triton's ``uint_to_uniform_float``: signed view folded onto [0, 2^31), times a scale (f32)."""
+    x = words.view(np.int32)
+    x = np.where(x < 0, -x - 1, x)
+    return x.astype(np.float32) * np.float32(4.6566127342e-10)
+
+
+def _normal(seed, offsets):
+    w = _philox(seed, offsets)
+    u1 = np.maximum(_uniform(w[0]), np.float32(1e-7)).astype(f64)
+    return np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * _uniform(w[1]).astype(f64))
 
 
 def _math_ref(x):

@@ -11,14 +11,25 @@ Dispatches on the ``kind`` sema recorded (see :mod:`tritonc.frontend.sema_calls`
 * atomics -> ``tt.atomic_rmw {kind}`` (mask: the optional argument and/or an enclosing
   ``@mask`` and/or the demand of an enclosing tile ``?:`` branch) or ``tt.atomic_cas`` (which
   sema keeps out of tile ``?:`` branches); ``__debug_barrier()`` -> ``gpu.barrier``;
-* device functions -> ``tt.call {callee}`` with arguments converted to the parameter types.
+* device functions -> ``tt.call {callee}`` with arguments converted to the parameter types;
+* ``rand``/``randn``/``randint(seed, offsets)`` -> ``math.philox`` (the Philox4x32-10 word
+  for counter ``(offsets, 0, 0, 0)`` and key ``(seed lo, seed hi)``) and a few arith/math ops,
+  OpenAI Triton's ``tl.rand``/``tl.randn``/``tl.randint`` step for step (see :meth:`CallLowering.random`).
 """
 from __future__ import annotations
 
 from tritonc.frontend import ast
-from tritonc.frontend.ctype import BOOL
+from tritonc.frontend.ctype import BOOL, FLOAT, LONG, CType
 from tritonc.frontend.sema_info import ExprInfo
 from tritonc.ir.core import Value
+from tritonc.ir.types import F32, I32, I64, tile_or_scalar
+
+#: ``uint32 -> [0, 1)`` scale of Triton's ``uint_to_uniform_float``: the largest float with
+#: ``(2^31 - 1) * scale < 1`` after rounding to f32.
+UNIFORM_SCALE = 4.6566127342e-10
+#: Box-Muller constants of Triton's ``pair_uniform_to_normal`` (rounded to f32 when used).
+NORMAL_U1_FLOOR = 1.0e-7
+TWO_PI = 6.283185307179586
 
 _MATH_OPS = {"exp": "exp", "log": "log", "sqrt": "sqrt", "sqrtf": "sqrt", "rsqrt": "rsqrt", "sin": "sin",
              "cos": "cos", "abs": "absf", "fabs": "absf", "floor": "floor", "ceil": "ceil"}
@@ -66,6 +77,8 @@ class CallLowering:
             return self.atomic(e, info)
         if kind == "device":
             return self.device_call(e, info)
+        if kind == "random":
+            return self.random(e, info)
         raise AssertionError(f"call kind {kind!r} not lowered")
 
     def atomic(self, e: ast.Call, info: ExprInfo) -> Value:
@@ -100,3 +113,52 @@ class CallLowering:
         results = [] if f.result.is_void else [f.result.ir()]
         op = self.b.create("tt.call", args, results, {"callee": f.name})
         return op.results[0] if results else None
+
+    def random(self, e: ast.Call, info: ExprInfo) -> Value:
+        """``rand``/``randn``/``randint(seed, offsets)`` as OpenAI Triton computes them
+        (``triton/language/random.py``), so that the bits agree:
+
+        * key: ``seed`` extended to 64 bits by its signedness (``seed.to(tl.uint64)``), low
+          word ``key0``, high word ``key1``; counter ``(offsets, 0, 0, 0)``;
+        * ``randint``: word 0 of Philox4x32-10 (``math.philox {word = 0}``);
+        * ``rand``: that word read as signed ``x``, folded to ``x < 0 ? -x - 1 : x`` (``~x``),
+          converted to f32 and times :data:`UNIFORM_SCALE` (f32): uniform in [0, 1);
+        * ``randn``: words 0 and 1 to uniforms ``u1``, ``u2`` as for ``rand``; Box-Muller
+          ``sqrt(-2 log(max(u1, 1e-7))) * cos(2 pi u2)`` in f32, through ``math.log``,
+          ``math.sqrt`` and ``math.cos`` (so it matches ``tl.randn`` up to their rounding).
+        """
+        seed_arg, off_arg = e.args
+        st, ot = self.info(seed_arg).type, self.info(off_arg).type
+        shape = ot.shape
+        with self.demand_for(seed_arg, lambda d: self.fit_demand(d, ())):
+            seed = self.coerce(seed_arg, LONG if st.is_signed else CType("unsigned long"))
+        counter = self.coerce(off_arg, CType(ot.base, shape=shape))
+        with self.b.location(e.loc):
+            key0 = self.emit("arith.trunci", [seed], I32)
+            key1 = self.emit("arith.trunci", [self.emit("arith.shrui", [seed, self.b.constant(32, I64)], I64)], I32)
+            if shape:
+                key0, key1 = self.b.splat(key0, shape), self.b.splat(key1, shape)
+            i32 = tile_or_scalar(I32, shape)
+            if info.detail == "randint":
+                return self.emit("math.philox", [counter, key0, key1], i32, word=0)
+            f32 = tile_or_scalar(F32, shape)
+
+            def uniform(word: int) -> Value:
+                x = self.emit("math.philox", [counter, key0, key1], i32, word=word)
+                neg = self.emit("arith.cmpi", [x, self.const(0, CType("int", shape=shape))],
+                                tile_or_scalar(BOOL.ir(), shape), predicate="slt")
+                inverted = self.emit("arith.xori", [x, self.const(-1, CType("int", shape=shape))], i32)
+                folded = self.emit("arith.select", [neg, inverted, x], i32)
+                f = self.emit("arith.sitofp", [folded], f32)
+                return self.emit("arith.mulf", [f, self.const(UNIFORM_SCALE, FLOAT.with_shape(shape))], f32)
+
+            u1 = uniform(0)
+            if info.detail == "rand":
+                return u1
+            u2 = uniform(1)
+            fs = FLOAT.with_shape(shape)
+            u1 = self.emit("arith.maxnumf", [u1, self.const(NORMAL_U1_FLOOR, fs)], f32)
+            th = self.emit("arith.mulf", [self.const(TWO_PI, fs), u2], f32)
+            lg = self.emit("arith.mulf", [self.const(-2.0, fs), self.emit("math.log", [u1], f32)], f32)
+            r = self.emit("math.sqrt", [lg], f32)
+            return self.emit("arith.mulf", [r, self.emit("math.cos", [th], f32)], f32)

@@ -15,6 +15,7 @@ Each checked call records ``ExprInfo.kind`` for irgen:
 * ``'fma'``, ``'select'`` (both branches evaluated), ``'dot'`` (``dot(a, b)``) and ``'dot3'``
   (``dot(a, b, c)`` = ``c + a @ b``), ``'trans'`` (``detail`` = axis order), ``'subscript'``
   (``__sum``, same plan as ``x[+]``), ``'reshape'``;
+* ``'random'`` (``detail`` = ``rand``/``randn``/``randint``), see :meth:`CallChecker.random`;
 * ``'atomic'`` (``detail`` = the ``tt.atomic_rmw`` kind: ``add fadd max umax fmax min umin
   fmin xchg``), ``'cas'``, ``'barrier'``; ``'device'`` (``detail`` = callee: the function, or its
   element-wise instance for a call with tile arguments).
@@ -42,6 +43,7 @@ BUILTINS: dict[str, tuple[int, int | None]] = {
     "fma": (3, 3), "select": (3, 3), "dot": (2, 3), "trans": (1, None), "__sum": (2, 2),
     "__reshape": (2, None), "atomic_add": (2, 3), "atomic_max": (2, 3), "atomic_min": (2, 3),
     "atomic_xchg": (2, 2), "atomic_cas": (3, 3), "__debug_barrier": (0, 0),
+    "rand": (2, 2), "randn": (2, 2), "randint": (2, 2),
 }
 
 _INT_WIDE = ("int", "unsigned int", "long", "unsigned long")
@@ -141,6 +143,8 @@ class CallChecker:
             return ExprInfo(VOID, kind="barrier")
         if name.startswith("atomic_"):
             return self.atomic(e, name, spelling)
+        if name in ("rand", "randn", "randint"):
+            return self.random(e, name)
         infos = [self.value(a) for a in args] if name not in ("trans", "__sum", "__reshape") else None
         if name in ("min", "max", "fma") or name in _MATH:
             for a, info in zip(args, infos):
@@ -218,6 +222,34 @@ class CallChecker:
                 raise self.error(f"'{spelling}' needs a permutation of all {rank} axes of '{t}', "
                                  f"got {len(order)}", e.loc)
         return ExprInfo(t.with_shape(tuple(t.shape[k] for k in order)), kind="trans", detail=order)
+
+    def random(self, e: ast.Call, name: str) -> ExprInfo:
+        """``rand``/``randn``/``randint(seed, offsets)`` (spec section 5, random numbers).
+
+        ``seed`` must be an integer scalar (any width but ``bool``; extended to 64 bits by its
+        signedness, as OpenAI Triton's ``seed.to(tl.uint64)``); ``offsets`` a 32-bit integer
+        (``int`` or ``unsigned int``) scalar or tile. Triton draws 64-bit offsets from a
+        different generator (Philox 4x64), which tritonc does not implement, so those are an
+        error that says so. The result has the offsets' shape: ``float`` for ``rand``/``randn``,
+        ``unsigned int`` for ``randint``. ``kind = 'random'``, ``detail`` = the name.
+        """
+        seed_arg, off_arg = e.args
+        seed, off = self.value(seed_arg), self.value(off_arg)
+        st, ot = seed.type, off.type
+        if st.is_tile or not st.is_integer or st.is_bool:
+            raise self.error(f"the seed of '{name}' must be an integer scalar, not '{st}'", seed_arg.loc)
+        if not ot.is_integer or ot.is_bool:
+            raise self.error(f"the offsets of '{name}' must be 'int' or 'unsigned int' (a scalar or a tile), "
+                             f"not '{ot}'", off_arg.loc)
+        if ot.bits == 64:
+            raise self.error(f"64-bit offsets of '{name}' are not supported ('{ot}'): OpenAI Triton draws them "
+                             f"from Philox 4x64, which tritonc does not implement; convert the offsets to 'int'",
+                             off_arg.loc)
+        if ot.bits != 32:
+            raise self.error(f"the offsets of '{name}' must be 'int' or 'unsigned int' (a scalar or a tile), "
+                             f"not '{ot}'", off_arg.loc)
+        base = "unsigned int" if name == "randint" else "float"
+        return ExprInfo(ot.with_base(base), kind="random", detail=name)
 
     def atomic(self, e: ast.Call, name: str, spelling: str) -> ExprInfo:
         args = e.args

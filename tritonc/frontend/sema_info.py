@@ -106,7 +106,7 @@ class SemaResult:
 #: device functions, may write memory).
 PURE_BUILTINS = frozenset(
     "get_program_id get_num_programs min max exp log sqrt sqrtf rsqrt sin cos abs fabs floor ceil "
-    "fma select dot trans __sum __reshape".split())
+    "fma select dot trans __sum __reshape rand randn randint".split())
 
 
 def is_pure_builtin_call(n: ast.Node) -> bool:

@@ -347,6 +347,7 @@ SIMPLE: dict[str, Callable[[Evaluator, Operation, list], Any]] = {
     "arith.bitcast": lambda ev, op, v: nx.bitcast(v[0], _el(op, 0), _el(op, -1)),
     "math.absi": lambda ev, op, v: nx.absi(v[0], _el(op, -1)),
     "math.fma": lambda ev, op, v: nx.fma(v[0], v[1], v[2], _el(op, -1)),
+    "math.philox": lambda ev, op, v: nx.philox_word(v[0], v[1], v[2], op.attrs["word"], _el(op, -1)),
     "tt.get_program_id": lambda ev, op, v: np.int32(ev.pid3[op.attrs["axis"]]),
     "tt.get_num_programs": lambda ev, op, v: np.int32(ev.ctx.grid3[op.attrs["axis"]]),
     "tt.make_range": _make_range,

@@ -330,6 +330,48 @@ def absi(x, t):
     return wrap(np.abs(np.asarray(signed(x, t)).astype(np.int64)), t)
 
 
+# --- counter-based random numbers ------------------------------------------------------------
+
+#: Philox 4x32 multipliers and Weyl key increments (Salmon et al., "Parallel random numbers:
+#: as easy as 1, 2, 3", SC 2011, section 5; Random123's ``philox.h``).
+PHILOX_M0, PHILOX_M1 = 0xD2511F53, 0xCD9E8D57
+PHILOX_W0, PHILOX_W1 = 0x9E3779B9, 0xBB67AE85
+
+
+def _mulhilo32(a: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(hi, lo)`` 32-bit halves of the 64-bit product ``a * m`` (``a`` uint32, ``m`` < 2^32)."""
+    p = a.astype(np.uint64) * np.uint64(m)
+    return (p >> np.uint64(32)).astype(np.uint32), p.astype(np.uint32)
+
+
+def philox4x32(c0, c1, c2, c3, k0, k1, rounds: int = 10) -> tuple[np.ndarray, ...]:
+    """Philox 4x32 with ``rounds`` rounds (10: Philox4x32-10) on uint32 counter words
+    ``c0..c3`` and key words ``k0, k1`` (numpy arrays or scalars, broadcast together).
+
+    One round: ``(hi0, lo0) = M0 * c0``, ``(hi1, lo1) = M1 * c2``, then
+    ``c = (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0)``; the key is bumped by the Weyl constants
+    between rounds (Salmon et al. 2011, section 5; the words come out in Random123's order,
+    so its known-answer vectors apply). Returns the four uint32 output words."""
+    u = lambda v: np.asarray(v).astype(np.uint32)
+    c0, c1, c2, c3, k0, k1 = np.broadcast_arrays(*(u(v) for v in (c0, c1, c2, c3, k0, k1)))
+    for r in range(rounds):
+        if r:
+            k0 = (k0.astype(np.uint64) + PHILOX_W0).astype(np.uint32)
+            k1 = (k1.astype(np.uint64) + PHILOX_W1).astype(np.uint32)
+        hi0, lo0 = _mulhilo32(c0, PHILOX_M0)
+        hi1, lo1 = _mulhilo32(c2, PHILOX_M1)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+    return c0, c1, c2, c3
+
+
+def philox_word(counter, key0, key1, word: int, t):
+    """``math.philox``: word ``word`` (0..3) of Philox4x32-10 for the counter
+    ``(counter, 0, 0, 0)`` and key ``(key0, key1)``, as the i32 values of type ``t``."""
+    zero = np.uint32(0)
+    out = philox4x32(unsigned(counter, t), zero, zero, zero, unsigned(key0, t), unsigned(key1, t))[word]
+    return np.asarray(out).view(np.int32)
+
+
 # --- reductions ----------------------------------------------------------------------------
 
 def reduce(x: np.ndarray, axis: int, combine: str, t):

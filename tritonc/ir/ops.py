@@ -31,6 +31,9 @@ Element-wise (scalars or tiles; all operands and the result have one shape):
 * ``arith.select(cond, a, b)``: evaluates both sides.
 * casts ``arith.{extsi,extui,trunci,sitofp,uitofp,fptosi,fptoui,extf,truncf,bitcast}``.
 * ``math.{exp,exp2,log,log2,sqrt,rsqrt,sin,cos,absf,floor,ceil}``, ``math.absi``, ``math.fma(a,b,c)``.
+* ``math.philox(counter, key0, key1) {word}``: i32 operands and result; word ``word`` (0..3)
+  of the Philox4x32-10 block for counter ``(counter, 0, 0, 0)`` and key ``(key0, key1)``
+  (Salmon et al., SC 2011; the ``rand``/``randn``/``randint`` built-ins, spec section 5).
 
 Tile and memory operations (``tt.*``):
 
@@ -299,6 +302,14 @@ def _verify_bitcast(op) -> None:
         _fail(op, f"bitcast between types of different widths: {src} -> {dst}")
 
 
+def _verify_philox(op) -> None:
+    _verify_same_type(op)
+    if element_type(op.result.type) != I32:
+        _fail(op, f"expects i32 operands, got {op.result.type}")
+    if op.attrs["word"] not in (0, 1, 2, 3):
+        _fail(op, f"word must be 0..3, got {op.attrs['word']!r}")
+
+
 def _verify_constant(op) -> None:
     if "value" not in op.attrs:
         _fail(op, "missing 'value'")
@@ -493,6 +504,7 @@ _define("math.exp math.exp2 math.log math.log2 math.sqrt math.rsqrt math.sin mat
         operands=("operand",), verify=_float_elementwise, traits=_ARITH)
 _define("math.absi", operands=("operand",), verify=_int_elementwise, traits=_ARITH)
 _define("math.fma", operands=("a", "b", "c"), verify=_float_elementwise, traits=_ARITH)
+_define("math.philox", operands=("counter", "key0", "key1"), attrs=("word",), verify=_verify_philox, traits=_ARITH)
 
 _MOVES = frozenset({"cheap"})  # register-only tile ops (the lowering may still go through scratch)
 _define("tt.get_program_id tt.get_num_programs", attrs=("axis",), verify=_verify_program_id)

@@ -17,9 +17,11 @@ once (a value is an array over threads), so the warp-collective instructions (``
   group (reads of its bytes before that see the old contents), so a missing wait is seen;
 * ``ldmatrix``/``stmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2);
   mma products are computed in float64 and rounded once to the accumulator type;
-* the f32 math intrinsics (``ex2.approx``, ``mul.rm``, ``div.full``, ``rsqrt.approx``) are
-  computed in float64 and rounded once to f32 (the hardware's approximate results differ from
-  these by at most their PTX error bounds);
+* the f32 math intrinsics (``ex2.approx``, ``mul.rm``, ``div.full``, ``rsqrt.approx``,
+  ``sin.approx``, ``cos.approx``) are computed in float64 and rounded once to f32 (the
+  hardware's approximate results differ from these by at most their PTX error bounds);
+  ``llvm.rint`` rounds half to even, ``llvm.nvvm.mulhi.ui`` (``mul.hi.u32``) is the high
+  half of the 64-bit product;
 * control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
   conditional branch whose false target is where the true side rejoins), run under a mask;
 * the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
@@ -508,10 +510,12 @@ class Simulator:
             r = ((x + 0x1000) & 0xFFFFE000).astype(np.uint32)
             return r
         if name in ("llvm.nvvm.ex2.approx.f", "llvm.nvvm.ex2.approx.ftz.f", "llvm.nvvm.mul.rm.f",
-                    "llvm.nvvm.div.full", "llvm.nvvm.rsqrt.approx.f"):
+                    "llvm.nvvm.div.full", "llvm.nvvm.rsqrt.approx.f", "llvm.nvvm.sin.approx.f",
+                    "llvm.nvvm.cos.approx.f"):
             return self.f32_math(name, [self.val(x).astype(np.float64) for x in args])
-        if name.startswith(("llvm.fabs.", "llvm.floor.", "llvm.ceil.", "llvm.sqrt.")):
-            f = {"fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "sqrt": np.sqrt}[name.split(".")[1]]
+        if name.startswith(("llvm.fabs.", "llvm.floor.", "llvm.ceil.", "llvm.sqrt.", "llvm.rint.")):
+            f = {"fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "sqrt": np.sqrt,
+                 "rint": np.rint}[name.split(".")[1]]
             return f(self.val(args[0]).astype(np.float64)).astype(_np_dtype(inst.type))
         if name.startswith("llvm.fma."):
             a, b, c = (self.val(x).astype(np.float64) for x in args)
@@ -520,6 +524,9 @@ class Simulator:
             a, b = (self.val(x).astype(np.float64) for x in args)
             f = np.fmax if "max" in name else np.fmin
             return f(a, b).astype(_np_dtype(inst.type))
+        if name == "llvm.nvvm.mulhi.ui":  # mul.hi.u32: the high half of the 64-bit product
+            a, b = (self.val(x).astype(np.uint64) for x in args)
+            return ((a * b) >> np.uint64(32)).astype(np.uint32)
         if name.startswith(("llvm.smax.", "llvm.smin.", "llvm.umax.", "llvm.umin.")):
             w = inst.type.width
             a, b = (self.val(x) for x in args)
@@ -539,7 +546,8 @@ class Simulator:
         """The f32 math intrinsics of ``codegen/llvm/math_ops.py``, computed in float64 and
         rounded once (the hardware's approximate ones are within their error bounds of these,
         PTX ISA 9.7.3): ``ex2.approx`` (``.ftz``: subnormal results flushed to 0), ``mul.rm`` (rounded
-        toward -inf), ``div.full``, ``rsqrt.approx``."""
+        toward -inf), ``div.full``, ``rsqrt.approx``, ``sin.approx``/``cos.approx`` (absolute
+        error about 2^-21 on the hardware, PTX ISA 9.7.3.18-19)."""
         if name.startswith("llvm.nvvm.ex2."):
             r = np.exp2(a[0]).astype(np.float32)
             if ".ftz." in name:
@@ -551,6 +559,8 @@ class Simulator:
             return np.where(r.astype(np.float64) > p, np.nextafter(r, np.float32(-np.inf)), r)
         if name == "llvm.nvvm.div.full":
             return (a[0] / a[1]).astype(np.float32)
+        if name in ("llvm.nvvm.sin.approx.f", "llvm.nvvm.cos.approx.f"):
+            return (np.sin if ".sin." in name else np.cos)(a[0]).astype(np.float32)
         return (1.0 / np.sqrt(a[0])).astype(np.float32)
 
     def call_wait_all(self, inst):

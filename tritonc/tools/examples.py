@@ -47,6 +47,7 @@ EXAMPLES = (
     Example("permute", {"TYPE": "float", "T0": "2", "T1": "16", "T2": "16"}),
     Example("paper_matmul", {}, {"TM": [64], "TN": [64], "TK": [32]}),
     Example("shift_conv", {"TYPE": "half", "HH": "28", "WW": "28", "TM": "64", "TN": "64", "TK": "16"}),
+    Example("dropout", {"BLOCK": "1024"}),
 )
 
 

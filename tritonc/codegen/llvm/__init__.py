@@ -6,7 +6,7 @@ element each register of each thread holds), ``elementwise`` and ``math_ops``, `
 ``reduce``, ``convert`` (layout conversions, broadcast, expand_dims, reshape, trans),
 ``dot`` (which instruction a dot uses: one decision table), ``dot_fma``, ``dot_mma`` and
 ``dot_wgmma`` (tensor cores), ``shared_ops`` (explicit shared-memory buffers, ldmatrix,
-cp.async), ``atomics``, ``control_flow``, ``tile_ops``. The handler table (``lowering.HANDLERS``)
+cp.async), ``atomics``, ``control_flow``, ``tile_ops``, ``philox`` (random numbers). The handler table (``lowering.HANDLERS``)
 is filled by importing these modules.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tritonc.ir.effects import WGMMA_ALIGNMENT
 from tritonc.options import CodegenOptions
 from tritonc.target import Target
 
-from . import atomics, control_flow, convert, dot, elementwise, math_ops, memory, reduce, shared_ops, tile_ops  # noqa: F401
+from . import atomics, control_flow, convert, dot, elementwise, math_ops, memory, philox, reduce, shared_ops, tile_ops  # noqa: F401
 from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo, uses_wgmma
 
 __all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]
