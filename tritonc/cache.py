@@ -22,10 +22,9 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 
-from .options import CompileOptions
+from .options import CompileOptions, artifact_identity
 
 #: The packages whose versions are part of every key.
 VERSIONED_PACKAGES = ("llvmlite", "nvidia-nvjitlink", "cuda-bindings", "pcpp", "lark")
@@ -47,7 +46,7 @@ def cache_dir() -> Path:
 def _versions() -> dict[str, str]:
     from importlib import metadata
 
-    from . import __version__
+    from .version import __version__
 
     out = {"tritonc": __version__}
     for name in VERSIONED_PACKAGES:
@@ -71,7 +70,7 @@ def _jsonable(value):
 def cache_key(source: str, preprocessed: str, options: CompileOptions, extra: dict | None = None) -> str:
     """The hex SHA-256 key of a compilation (see the module docstring); ``extra`` holds the
     CLI's other output-changing settings (variant lists, ``-v``)."""
-    payload = {"source": source, "preprocessed": preprocessed, "options": _jsonable(asdict(options)),
+    payload = {"source": source, "preprocessed": preprocessed, "options": artifact_identity(options),
                "extra": _jsonable(extra or {}), "versions": _versions()}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8")).hexdigest()
 

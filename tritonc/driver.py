@@ -226,6 +226,7 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
     """
     timer = timer or StageTimer()
     with timer("imports (frontend)"):
+        from .analysis.pointer_origins import warn_readonly_stores
         from .frontend.irgen import generate_ir
         from .frontend.parser import parse_preprocessed
         from .frontend.preprocess import preprocess
@@ -270,6 +271,7 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
                                   and "num_warps" in choice.free else None) or 4
     with timer("sema + irgen"):
         module = generate_ir(tu, tunables=values, diag=diag, num_warps=warps)
+        warn_readonly_stores(module, diag)
     if options.kernel is not None:
         select_kernel(module, options.kernel)
     with timer("grids"):

@@ -30,11 +30,11 @@ LAYERS = {
     "passes": 2,
     "frontend": 3, "analysis": 3, "interpreter": 3,
     "transforms": 4,
-    "codegen": 5,
+    "codegen": 5, "tuning": 5,
     "launcher": 6,
-    "runtime": 7,
+    "runtime": 7, "cache": 7,
     "driver": 8,
-    "cli": 9, "__main__": 9, "tools": 9, "simt": 9, "fuzz": 9, "__init__": 9,
+    "cli": 9, "__main__": 9, "tools": 9, "simt": 9, "fuzz": 9, "variants": 9, "__init__": 9,
 }
 
 

@@ -12,13 +12,15 @@ Users:
 
 * the parameter promise ``__readonly``: a kernel that stores through such a pointer breaks it
   (spec section 4); :func:`stored_parameters` finds the parameters that may be written, so
-  that the frontend warns (``-Wreadonly-store``) and the lowering drops the promise;
+  that the driver warns (:func:`warn_readonly_stores`, ``-Wreadonly-store``) and the lowering
+  drops the promise;
 * the lowering's read-only loads (``ld.global.nc``, ``!invariant.load``):
   :func:`readonly_pointer_values`.
 """
 from __future__ import annotations
 
-from tritonc.ir.core import BlockArgument, Function, Operation, Value
+from tritonc.diagnostics import DiagnosticSink
+from tritonc.ir.core import BlockArgument, Function, Module, Operation, Value
 from tritonc.ir.types import PointerType, element_type
 
 from .dataflow import ForwardProblem, solve_forward
@@ -104,3 +106,19 @@ def readonly_pointer_values(f: Function) -> set[Value]:
     origins = pointer_origins(f)
     good = {i for i in promised_readonly(f, origins) if f.arg_attrs[i].get("noalias")}
     return {v for v, o in origins.items() if o and o <= good}
+
+
+def warn_readonly_stores(module: Module, diag: DiagnosticSink) -> None:
+    """``-Wreadonly-store`` (spec section 4): a store or atomic whose pointer may derive from a
+    parameter declared ``__readonly``/``read_only`` breaks that promise. The store is kept and
+    the code generator does not use the promise for that parameter (:func:`promised_readonly`);
+    this only tells the user, at the store. Run by the driver on the frontend's module."""
+    for f in module.functions:
+        origins = pointer_origins(f)
+        for op in global_writes(f):
+            hit = origins.get(op.operands[0], frozenset()) or frozenset()
+            for i in sorted(hit):
+                if f.arg_attrs[i].get("readonly"):
+                    what = "atomic" if op.name.startswith("tt.atomic") else "store"
+                    diag.warn("readonly-store", f"{what} through '{f.args[i].name}', which is declared __readonly; "
+                              "the store is kept and the promise is not used", op.loc)

@@ -38,7 +38,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from tritonc.analysis.pointer_origins import global_writes, pointer_origins
 from tritonc.diagnostics import DiagnosticSink, recursion_headroom
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import BOOL, CType, convert_const, wrap_int
@@ -67,7 +66,7 @@ def generate_ir(tu: ast.TranslationUnit, *, tunables: dict[str, int] | None = No
     Args:
         tu: the parsed translation unit.
         tunables: values of ``const tunable`` names (default: each one's first candidate).
-        diag: receives warnings (``-Wdouble-promotion``, ``-Wreturn-type``, ``-Wreadonly-store``).
+        diag: receives warnings (``-Wdouble-promotion``, ``-Wreturn-type``, ``-Wshadow``).
         num_warps: recorded as the module attribute ``num_warps``.
 
     Returns:
@@ -77,26 +76,7 @@ def generate_ir(tu: ast.TranslationUnit, *, tunables: dict[str, int] | None = No
         CompileError: the first error in the program (from sema; irgen itself adds none).
     """
     with recursion_headroom():  # sema and irgen recurse per nesting level (the parser bounds it)
-        module = IRGen(analyze(tu, tunables=tunables, diag=diag), num_warps).run()
-    if diag is not None:
-        warn_readonly_stores(module, diag)
-    return module
-
-
-def warn_readonly_stores(module: Module, diag: DiagnosticSink) -> None:
-    """``-Wreadonly-store`` (spec section 4): a store or atomic whose pointer may derive from a
-    parameter declared ``__readonly``/``read_only`` breaks that promise. The store is kept and
-    the code generator does not use the promise for that parameter
-    (:func:`tritonc.analysis.pointer_origins.promised_readonly`); this only tells the user."""
-    for f in module.functions:
-        origins = pointer_origins(f)
-        for op in global_writes(f):
-            hit = origins.get(op.operands[0], frozenset()) or frozenset()
-            for i in sorted(hit):
-                if f.arg_attrs[i].get("readonly"):
-                    what = "atomic" if op.name.startswith("tt.atomic") else "store"
-                    diag.warn("readonly-store", f"{what} through '{f.args[i].name}', which is declared __readonly; "
-                              "the store is kept and the promise is not used", op.loc)
+        return IRGen(analyze(tu, tunables=tunables, diag=diag), num_warps).run()
 
 
 class IRGen(ExprLowering, CallLowering):
