@@ -233,7 +233,7 @@ def matmul_default_build_row(torch) -> Row:
     m = n = k = 4096
 
     def make():
-        c, cbuf = _poison(torch, (m, n), torch.float16)
+        c, cbuf = poison(torch, (m, n), torch.float16)
         return dict(a=torch.randn(m, k, device="cuda", dtype=torch.float16),
                     b=torch.randn(k, n, device="cuda", dtype=torch.float16), c=c, bufs=[cbuf])
 
