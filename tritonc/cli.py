@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, depfile
 from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, SourceManager, parse_warning_flags
 from .files import same_file_as, write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
@@ -116,14 +116,19 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
               help="Also compile each kernel for 16-byte-aligned pointers and integers divisible by 16; "
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
+@depfile.click_options
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, arch, use_ptxas,
-            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize):
+            allow_tf32, warning_flags, print_after, print_ir_after_all, time_passes, print_analysis, specialize,
+            **make_deps):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
     kinds = _emit_kinds(emit, output)
     paths = _output_paths(kinds, output, source)
+    deps = depfile.request_from_options(make_deps, paths, source)
+    if deps.only:  # -M / -MM: the rule is the only output
+        paths = {}
     try:
         off, werror = parse_warning_flags(warning_flags)
     except ValueError as e:
@@ -165,7 +170,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                                path="<stdin>")
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
-        results = {kind: comp.emit(kind) for kind in kinds}
+        results = {kind: comp.emit(kind) for kind in paths}
+        if deps.path is not None:
+            paths["depfile"] = deps.path
+            results["depfile"] = deps.rule(depfile.included_files(comp) if deps.only else sources.paths())
         for w in comp.diag.warnings:
             click.echo(sources.render(w), err=True)
     except CompileError as e:
