@@ -44,14 +44,14 @@ def case(name: str, bad: Bad, *marks) -> pytest.param:
 CASES = [
     # --- syntax ------------------------------------------------------------------------------
     case("syntax-missing-semicolon", Bad(
-        "a missing ';' is reported at the token that follows it",
+        "a missing ';' is reported just after the token it should follow",
         src("""
             void k(int *p) {
               int x = 1
               int y = 2;
             }
         """),
-        "bad.tri:3:3: error: expected ';' before 'int'")),
+        "bad.tri:2:12: error: expected ';' before 'int'")),
     case("syntax-unclosed-paren", Bad(
         "an unclosed '(' in a condition",
         src("""
@@ -294,7 +294,7 @@ CASES = [
             #include "helpers.h"
             void k(float *X) { *X = twice(*X); }
         """),
-        "include/helpers.h:4:1: error: expected ';' before '}'",
+        "include/helpers.h:3:15: error: expected ';' before '}'",
         args=("-I", "include"),
         files={"include/helpers.h": src("""
             // helpers
@@ -960,7 +960,8 @@ def test_process_program_error(tmp_path):
     run = tritonc_process("bad.tri", "-I", "include", "-o", "out/bad.cubin", cwd=tmp_path)
     assert_clean(run)
     assert run.status == 1
-    assert run.err_lines == ["include/helpers.h:3:1: error: expected ';' before '}'", "    }", "    ^"]
+    assert run.err_lines == ["include/helpers.h:2:15: error: expected ';' before '}'", "      return x * 2",
+                             "                  ^"]
     assert not (tmp_path / "out").exists()
 
 

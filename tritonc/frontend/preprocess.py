@@ -71,6 +71,9 @@ class PPToken:
     offset: int
     loc: SourceLoc
     kind: str  # pcpp token type, e.g. 'CPP_ID', 'CPP_INTEGER', 'CPP_STRING'
+    #: Just past the token's spelling in the source; for a token of a macro expansion (made by
+    #: the body, or an argument), just past the whole invocation (``F(a, b)``), as clang has it.
+    end: SourceLoc | None = None
 
 
 @dataclass
@@ -94,6 +97,14 @@ class PreprocessedSource:
 
     def __post_init__(self) -> None:
         self._offsets = [t.offset for t in self.tokens]
+
+    def end_before(self, offset: int) -> SourceLoc | None:
+        """Just past the last token that ends at or before ``offset`` of :attr:`text` (the
+        position of a missing ``;``); ``None`` at the start of the text."""
+        i = bisect.bisect_right(self._offsets, offset) - 1
+        while i >= 0 and self.tokens[i].offset + len(self.tokens[i].value) > offset:
+            i -= 1
+        return self.tokens[i].end if i >= 0 else None
 
     def loc_at(self, offset: int) -> SourceLoc:
         """Map a character offset of :attr:`text` to the location of the token covering it."""
@@ -185,10 +196,13 @@ class _Preprocessor(pcpp.Preprocessor):
             self._depth -= 1
         pos = {id(tok): i for i, tok in enumerate(before)}
         next_orig = 0           # index in `before` just after the last token that survived as is
+        survived: list[int | None] = []  # per output token: its index in `before` if it survived
         for tok in out:
             i = pos.get(id(tok))
+            survived.append(None)
             if i is not None and len(tok.expanded_from) == info[id(tok)]:
                 next_orig = i + 1          # survived unexpanded
+                survived[-1] = i
                 continue
             if i is not None:
                 continue                   # a macro argument: keeps its spelling location
@@ -196,7 +210,23 @@ class _Preprocessor(pcpp.Preprocessor):
             while j < len(before) - 1 and before[j].type in self.t_WS:
                 j += 1
             tok.tloc = before[j].tloc if before else SourceLoc("<command line>", 1, 1)
+        self._stamp_invocation_ends(out, survived, before)
         return out
+
+    def _stamp_invocation_ends(self, out, survived, before) -> None:
+        """Give each token of a macro expansion in ``out`` (one that did not survive from
+        ``before`` unexpanded) ``tok.tend``: just past the last token of ``before`` that the
+        invocation consumed (the one before the next survivor, blanks skipped)."""
+        boundary = len(before)  # tokens of `before` from here on survived or are still ahead
+        for tok, i in zip(reversed(out), reversed(survived)):
+            if i is not None:
+                boundary = i
+                continue
+            j = boundary - 1
+            while j > 0 and before[j].type in self.t_WS:
+                j -= 1
+            if 0 <= j < len(before):
+                tok.tend = _end_of(before[j].tloc, before[j].value)
 
     def _protect_tunable_names(self, tokens) -> None:
         """Keep the name of ``const tunable int TM = {...}`` from being macro-expanded."""
@@ -421,7 +451,8 @@ def _run(pp: _Preprocessor, text: str, path: str, abspath: str) -> PreprocessedS
             sep = "\n" if tokens[-1].loc.line != loc.line else " "
             out.append(sep)
             offset += 1
-        tokens.append(PPToken(tok.value, offset, loc, tok.type))
+        end = getattr(tok, "tend", None) or _end_of(loc, tok.value)
+        tokens.append(PPToken(tok.value, offset, loc, tok.type, end))
         out.append(tok.value)
         offset += len(tok.value)
         prev = tok
@@ -439,6 +470,11 @@ def _next_token(pp: _Preprocessor):
         loc = pp.tok_loc(directive) if directive is not None else None
         name = f" '#{directive.value}'" if directive is not None else ""
         raise CompileError(f"malformed preprocessing directive{name}", loc) from exc
+
+
+def _end_of(loc: SourceLoc, spelling: str) -> SourceLoc:
+    """Just past a token spelled ``spelling`` at ``loc`` (tokens do not span lines)."""
+    return SourceLoc(loc.file, loc.line, loc.col + len(spelling))
 
 
 def _same_origin(a, b) -> bool:
