@@ -144,12 +144,17 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         if name not in pipeline:
             raise click.BadParameter(f"unknown pass '{name}'; the passes are {', '.join(pipeline)}",
                                      param_hint="--print-ir-after")
-    from .analysis import PRINTABLE_ANALYSES
+    from .analysis import PRINTABLE_ANALYSES, TTG_ANALYSES
 
     for name in print_analysis:
         if name not in PRINTABLE_ANALYSES:
             raise click.BadParameter(f"unknown analysis '{name}'; expected one of {', '.join(PRINTABLE_ANALYSES)}",
                                      param_hint="--print-analysis")
+        if not paths:
+            raise click.BadParameter(f"'{name}' cannot run: -M and -MM compile nothing", param_hint="--print-analysis")
+        if name in TTG_ANALYSES and set(paths) == {"ttir"}:
+            raise click.BadParameter(f"'{name}' runs on the GPU tile IR, which --emit=ttir does not build; "
+                                     "emit ttgir or a later kind", param_hint="--print-analysis")
     if specialize is None and any(k in ("cubin", "header", "py") for k in kinds):
         specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(
@@ -170,6 +175,11 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                                path="<stdin>")
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
+        for kind, path in paths.items():
+            named = next((k for k, suffix in EMIT_SUFFIXES.items() if path != "-" and Path(path).suffix == suffix), kind)
+            if named != kind:
+                comp.diag.warn("output-suffix", f"output '{path}' has the suffix of {named} output, but "
+                                                f"--emit={kind} writes {kind} output to it", None)
         results = {kind: comp.emit(kind) for kind in paths}
         if deps.path is not None:
             paths["depfile"] = deps.path

@@ -182,6 +182,8 @@ WARNING_FLAGS: dict[str, str] = {
     "readonly-store": "a store or atomic writes through a pointer declared __readonly (the store is kept "
                       "and the promise is not used for that pointer)",
     "cpp": "a #warning directive",
+    "output-suffix": "an output file's suffix names another output kind than the one written to it "
+                     "('-o k.ptx --emit=cubin')",
 }
 
 
