@@ -112,6 +112,7 @@ def test_syntax_error_inside_included_file(tmp_path, monkeypatch):
     assert err.message == "expected ';' before '}'"
     assert err.loc == SourceLoc("include/helpers.h", 3, 15)
     assert sources.render(err.diagnostic).splitlines() == [
+        "In file included from main.tri:1:",
         "include/helpers.h:3:15: error: expected ';' before '}'", "      return x * 2", "                  ^"]
 
 

@@ -7,7 +7,14 @@ every token of the result keeps the file, line and column it came from:
 
 * a token written in a file (also a macro *argument*) keeps its own spelling location;
 * a token produced by a macro body (including ``-D`` macros and the prelude) gets the
-  location of the outermost macro invocation that produced it, as clang reports it.
+  location of the outermost macro invocation that produced it, as clang reports it; when the
+  body was written in a file, the location also carries the macro's name and where the body
+  spelled the token (``SourceLoc.macro``, ``SourceLoc.spelling``: the note "expanded from
+  macro"), and every token records the end of its spelling or invocation (``PPToken.end``,
+  for a missing ``;``).
+
+Each ``#include``d file is registered in the :class:`SourceManager` with the position of its
+first ``#include`` (the "In file included from" lines of a diagnostic).
 
 The result, :class:`PreprocessedSource`, is the expanded text handed to the lark parser plus
 a table that maps each character offset of that text back to a :class:`SourceLoc`.
@@ -37,6 +44,7 @@ is never macro-expanded, and the override text is reported in
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import io
 import os
 import re
@@ -114,7 +122,10 @@ class PreprocessedSource:
         tok = self.tokens[i]
         delta = offset - tok.offset
         if 0 < delta < len(tok.value):
-            return SourceLoc(tok.loc.file, tok.loc.line, tok.loc.col + delta)
+            spelling = tok.loc.spelling
+            if spelling is not None:
+                spelling = dataclasses.replace(spelling, col=spelling.col + delta)
+            return dataclasses.replace(tok.loc, col=tok.loc.col + delta, spelling=spelling)
         return tok.loc
 
 
@@ -244,6 +255,21 @@ class _Preprocessor(pcpp.Preprocessor):
                     self.tunable_overrides[name.value] = "".join(t.value for t in body).strip()
                 name.expanded_from = [name.value]
 
+    def define(self, tokens):
+        """pcpp's ``#define``; each token of a body written in a file also records where it is
+        spelled and the macro's name (``tok.spelling``, ``tok.macro``), which expansions copy,
+        for the note "expanded from macro". Macros of the command line and prelude have none."""
+        super().define(tokens)
+        if isinstance(tokens, str):
+            return
+        name = next((t for t in tokens if t.type not in self.t_WS), None)
+        macro = self.macros.get(name.value) if name is not None else None
+        if macro is None or (name.source or "") not in self.files.display:
+            return
+        for tok in macro.value:
+            tok.spelling = self.tok_loc(tok)
+            tok.macro = name.value
+
     # -- pcpp hooks ----------------------------------------------------------------------------
 
     def on_error(self, file, line, msg):
@@ -268,7 +294,10 @@ class _Preprocessor(pcpp.Preprocessor):
         rel = os.path.relpath(includepath)
         display = includepath if rel.startswith("..") else rel
         self.files.add(includepath, display, text)
+        first = display not in self.sources.paths()  # the main file included again is still the main file
         self.sources.register(display, text)
+        if first and self._includes:
+            self.sources.register_include(display, self._include_loc(self._includes[-1]))
         _check_comments(text, display)
         return io.StringIO(text)
 
@@ -444,6 +473,8 @@ def _run(pp: _Preprocessor, text: str, path: str, abspath: str) -> PreprocessedS
         if tok.type in pp.t_WS or tok.value == "":
             continue
         loc = getattr(tok, "tloc", None) or pp.tok_loc(tok)
+        if getattr(tok, "spelling", None) is not None and tok.spelling != loc:
+            loc = dataclasses.replace(loc, macro=tok.macro, spelling=tok.spelling)
         glued = (prev is not None and prev.lexpos + len(prev.value) == tok.lexpos
                  and prev.source == tok.source and getattr(prev, "tloc", None) is not None
                  and _same_origin(prev, tok))
