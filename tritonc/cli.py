@@ -14,8 +14,10 @@ from pathlib import Path
 
 import click
 
-from . import __version__, depfile
+from . import __version__
+from . import depfile
 from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, SourceManager, parse_warning_flags
+from .diagnostics import DiagnosticSink
 from .files import same_file_as, write_all_atomically
 from .options import ARCHS, EMIT_SUFFIXES, CompileOptions
 
@@ -90,6 +92,23 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
     return {k: base + EMIT_SUFFIXES[k] for k in kinds}
 
 
+def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: bool) -> None:
+    """-Woutput-suffix: an output whose suffix is another kind's (``-o k.ptx --emit=cubin``).
+    Printed before anything is compiled; under -Werror an error (exit status 1, nothing written)."""
+    sink = DiagnosticSink(off, werror)
+    try:
+        for kind, path in paths.items():
+            named = next((k for k, suffix in EMIT_SUFFIXES.items() if path != "-" and Path(path).suffix == suffix), kind)
+            if named != kind:
+                sink.warn("output-suffix", f"output '{path}' has the suffix of {named} output, but --emit={kind} "
+                                           f"writes {kind} output to it", None)
+    except CompileError as e:
+        click.echo(SourceManager().render(e.diagnostic), err=True)
+        sys.exit(1)
+    for w in sink.warnings:
+        click.echo(SourceManager().render(w), err=True)
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("-o", "--output", metavar="PATH", help="Output file ('-' for stdout), or base name for several kinds.")
@@ -128,11 +147,12 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     paths = _output_paths(kinds, output, source)
     deps = depfile.request_from_options(make_deps, paths, source)
     if deps.only:  # -M / -MM: the rule is the only output
-        paths = {}
+        kinds, paths = [], {}
     try:
         off, werror = parse_warning_flags(warning_flags)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="-W") from None
+    _check_output_suffixes(paths, off, werror)
     warps = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")[0]
     if warps is not None and not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
         raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
@@ -175,15 +195,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                                path="<stdin>")
         else:
             comp = Compilation(Path(source), options, pass_opts, sources)
-        for kind, path in paths.items():
-            named = next((k for k, suffix in EMIT_SUFFIXES.items() if path != "-" and Path(path).suffix == suffix), kind)
-            if named != kind:
-                comp.diag.warn("output-suffix", f"output '{path}' has the suffix of {named} output, but "
-                                                f"--emit={kind} writes {kind} output to it", None)
-        results = {kind: comp.emit(kind) for kind in paths}
-        if deps.path is not None:
+        results = {kind: comp.emit(kind) for kind in kinds}
+        if deps.path is not None:  # -M, -MD: the make rule is one more output
             paths["depfile"] = deps.path
-            results["depfile"] = deps.rule(depfile.included_files(comp) if deps.only else sources.paths())
+            results["depfile"] = deps.rule(depfile.included_files(comp))
         for w in comp.diag.warnings:
             click.echo(sources.render(w), err=True)
     except CompileError as e:

@@ -16,15 +16,17 @@ layout is that of libcpp's ``mkdeps.cc``), for a Triton-C source file:
 * ``-MP`` adds an empty rule ``HEADER:`` for every file but the source, so that make does
   not fail when a header is deleted.
 
-The dependencies are the source file and every file the preprocessor read for it
-(:meth:`tritonc.diagnostics.SourceManager.paths`): each once, in the order first read,
-with leading ``./`` removed. Standard input is no file and is not listed. Names are quoted
+The dependencies are the source file and every file the preprocessor reads for it
+(:func:`included_files`, from :meth:`tritonc.diagnostics.SourceManager.paths`): each once, in
+the order first read, with leading ``./`` removed; with ``--tune`` lists of macros, the files
+read for any of their values. Standard input is no file and is not listed. Names are quoted
 for make as gcc quotes them: a space or tab gets a backslash (and the backslashes before it
 are doubled), ``$`` becomes ``$$`` and ``#`` becomes ``\\#``. Lines are wrapped with
 `` \\`` before a name that would pass column 72.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,13 +181,15 @@ def _default_depfile(outputs: dict[str, str], source: str) -> str:
 
 
 def included_files(comp) -> list[str]:
-    """``-M``: preprocess ``comp``'s source as its compile would, and nothing more; return the
-    files read (the source first, then every ``#include``d file).
+    """The files ``comp``'s source reads: the source first, then every ``#include``d file, each
+    once, in the order first read. Only the preprocessor runs (``-M`` compiles nothing; for
+    ``-MD`` this does not depend on how the outputs were made, e.g. from a cache).
 
-    ``--tune`` names that are not ``const tunable`` declarations are macros in the compile
-    (:func:`tritonc.driver.frontend`); the preprocessor tells which are declarations (a
-    tunable defined as a macro is listed in ``tunable_overrides``), and those are left out.
-    ``#warning`` messages are added to ``comp.diag``.
+    ``--tune`` names that are not ``const tunable`` declarations are macros in the compile, one
+    value per build (:func:`tritonc.driver.frontend`); the files are those read for any
+    combination of their values, so that a header chosen by ``#if`` on one of them is listed.
+    Which names are declarations the preprocessor tells: a tunable defined as a macro is listed
+    in ``tunable_overrides``. ``#warning`` messages of the first values are added to ``comp.diag``.
 
     Args:
         comp: a :class:`tritonc.driver.Compilation` (``text``, ``path``, ``options``, ``diag``).
@@ -197,17 +201,26 @@ def included_files(comp) -> list[str]:
 
     opts = comp.options
     defines: dict[str, str | None] = dict(opts.defines)
-    extra = {name: str(values[0]) for name, values in opts.tune.items() if name not in defines}
-    while True:
+    names = [name for name in opts.tune if name not in defines]
+
+    def run(values: dict[str, str]):
         read = SourceManager()
         sink = DiagnosticSink(comp.diag.disabled, comp.diag.werror)
-        pre = preprocess(comp.text, comp.path, {**defines, **extra}, list(opts.include_dirs), read, sink)
-        tunables = set(pre.tunable_overrides) & set(extra)
-        if not tunables:
-            break
-        extra = {k: v for k, v in extra.items() if k not in tunables}
-    comp.diag.warnings.extend(sink.warnings)
-    return read.paths()
+        pre = preprocess(comp.text, comp.path, {**defines, **values}, list(opts.include_dirs), read, sink)
+        return pre, read.paths(), sink.warnings
+
+    pre, files, warnings = run({name: str(opts.tune[name][0]) for name in names})
+    macros = [name for name in names if name not in pre.tunable_overrides]
+    combos = itertools.product(*(opts.tune[name] for name in macros))
+    if len(macros) != len(names):  # some were tunables: that run defined them, which the compile does not
+        _, files, warnings = run({name: str(value) for name, value in zip(macros, next(combos))})
+    else:
+        next(combos)
+    read = dict.fromkeys(files)
+    for combo in combos:
+        read.update(dict.fromkeys(run({name: str(value) for name, value in zip(macros, combo)})[1]))
+    comp.diag.warnings.extend(warnings)
+    return list(read)
 
 
 def click_options(command):

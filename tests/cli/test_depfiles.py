@@ -149,6 +149,9 @@ def test_M_lists_only_files_read(tree):
     assert ok("-M", "c.tri").stdout == "c.cubin: c.tri\n"
     assert ok("-M", "c.tri", "-D", "BLOCK=1024").stdout == "c.cubin: c.tri big.h\n"
     assert ok("-M", "c.tri", "--tune", "BLOCK=1024,256", "--tune", "TM=128").stdout == "c.cubin: c.tri big.h\n"
+    assert ok("-M", "c.tri", "--tune", "BLOCK=256").stdout == "c.cubin: c.tri\n"
+    # a --tune list of a macro: the files read for any of its values (each may be built, as a variant)
+    assert ok("-M", "c.tri", "--tune", "BLOCK=256,1024", "--tune", "TM=64,128").stdout == "c.cubin: c.tri big.h\n"
     # the compile reads the same files
     ok("-MD", "c.tri", "--tune", "BLOCK=1024,256", "--tune", "TM=128", "--emit=ttir")
     assert (tree / "c.d").read_text() == "c.ttir: c.tri big.h\n"
