@@ -198,7 +198,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         results = {kind: comp.emit(kind) for kind in kinds}
         if deps.path is not None:  # -M, -MD: the make rule is one more output
             paths["depfile"] = deps.path
-            results["depfile"] = deps.rule(depfile.included_files(comp))
+            results["depfile"] = deps.rule(depfile.included_files(comp, report_warnings=deps.only))
         for w in comp.diag.warnings:
             click.echo(sources.render(w), err=True)
     except CompileError as e:

@@ -180,7 +180,7 @@ def _default_depfile(outputs: dict[str, str], source: str) -> str:
     return str(first.with_name(first.name[: len(first.name) - len(first.suffix)] + ".d"))
 
 
-def included_files(comp) -> list[str]:
+def included_files(comp, report_warnings: bool = False) -> list[str]:
     """The files ``comp``'s source reads: the source first, then every ``#include``d file, each
     once, in the order first read. Only the preprocessor runs (``-M`` compiles nothing; for
     ``-MD`` this does not depend on how the outputs were made, e.g. from a cache).
@@ -189,10 +189,12 @@ def included_files(comp) -> list[str]:
     value per build (:func:`tritonc.driver.frontend`); the files are those read for any
     combination of their values, so that a header chosen by ``#if`` on one of them is listed.
     Which names are declarations the preprocessor tells: a tunable defined as a macro is listed
-    in ``tunable_overrides``. ``#warning`` messages of the first values are added to ``comp.diag``.
+    in ``tunable_overrides``.
 
     Args:
         comp: a :class:`tritonc.driver.Compilation` (``text``, ``path``, ``options``, ``diag``).
+        report_warnings: add the ``#warning`` messages (of the first values) to ``comp.diag``:
+            for ``-M``, where no compile reports them.
 
     Raises:
         CompileError: an error of the preprocessor (a missing ``#include``, ``#error``, ...).
@@ -219,7 +221,8 @@ def included_files(comp) -> list[str]:
     read = dict.fromkeys(files)
     for combo in combos:
         read.update(dict.fromkeys(run({name: str(value) for name, value in zip(macros, combo)})[1]))
-    comp.diag.warnings.extend(warnings)
+    if report_warnings:
+        comp.diag.warnings.extend(warnings)
     return list(read)
 
 

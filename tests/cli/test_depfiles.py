@@ -167,7 +167,13 @@ def test_M_keeps_warnings(tree):
     (tree / "w.tri").write_text('#warning "careful"\n#include "inc/more.h"\n__global__ void k(int* p) { *p = 1; }\n')
     run = ok("-M", "w.tri")
     assert run.stdout == "w.cubin: w.tri inc/more.h\n"
-    assert "w.tri:1:2: warning: #warning \"careful\" [-Wcpp]" in run.stderr
+    assert run.err_lines == ['w.tri:1:2: warning: #warning "careful" [-Wcpp]', '    #warning "careful"', "     ^"]
+    run = ok("-MD", "w.tri", "--emit=ttir")  # the compile reports it, once
+    assert run.err_lines == ['w.tri:1:2: warning: #warning "careful" [-Wcpp]', '    #warning "careful"', "     ^"]
+    assert (tree / "w.d").read_text() == "w.ttir: w.tri inc/more.h\n"
+    run = tritonc("-M", "-Werror", "w.tri")
+    assert run.status == 1 and run.stdout == ""
+    assert run.err_lines[0] == 'w.tri:1:2: error: #warning "careful" [-Wcpp]'
 
 
 def test_M_error_in_the_preprocessor(tree):
