@@ -62,6 +62,6 @@ examples: $(EXAMPLE_CUBINS)
 
 $(BUILD)/examples/%.cubin: $(EXAMPLES_DIR)/%.tri | $(STAMP)
 	@mkdir -p $(@D)
-	$(TRITONC) $< --arch $(ARCH) $(EXAMPLE_FLAGS_$*) -MMD -MP -o $@
+	$(TRITONC) $< $(if $(ARCH),--arch $(ARCH)) $(EXAMPLE_FLAGS_$*) -MMD -MP -o $@
 
 -include $(EXAMPLE_CUBINS:.cubin=.d)
