@@ -16,6 +16,8 @@ import click
 
 from .version import __version__
 from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, SourceManager, UsageError, parse_warning_flags
+from . import depfile
+from .diagnostics import DiagnosticSink
 from .files import same_file_as, write_all_atomically
 from .options import ARCHS, DEFAULT_ARCH, EMIT_SUFFIXES, CompileOptions, codegen_flags_help, parse_codegen_flags
 
@@ -160,6 +162,23 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
     return {k: base + EMIT_SUFFIXES[k] for k in kinds}
 
 
+def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: bool) -> None:
+    """-Woutput-suffix: an output whose suffix is another kind's (``-o k.ptx --emit=cubin``).
+    Printed before anything is compiled; under -Werror an error (exit status 1, nothing written)."""
+    sink = DiagnosticSink(off, werror)
+    try:
+        for kind, path in paths.items():
+            named = next((k for k, suffix in EMIT_SUFFIXES.items() if path != "-" and Path(path).suffix == suffix), kind)
+            if named != kind:
+                sink.warn("output-suffix", f"output '{path}' has the suffix of {named} output, but --emit={kind} "
+                                           f"writes {kind} output to it", None)
+    except CompileError as e:
+        click.echo(SourceManager().render(e.diagnostic), err=True)
+        sys.exit(1)
+    for w in sink.warnings:
+        click.echo(SourceManager().render(w), err=True)
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("-o", "--output", metavar="PATH", help="Output file ('-' for stdout), or base name for several kinds.")
@@ -202,19 +221,24 @@ def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str
               help="Also compile each kernel for 16-byte-aligned pointers and integers divisible by 16; "
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
+@depfile.click_options
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
             no_cache, verbose, arch, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
-            print_ir_after_all, time_passes, print_analysis, specialize):
+            print_ir_after_all, time_passes, print_analysis, specialize, **make_deps):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
     kinds = _emit_kinds(emit, output)
     paths = _output_paths(kinds, output, source)
+    deps = depfile.request_from_options(make_deps, paths, source)
+    if deps.only:  # -M / -MM: the rule is the only output
+        kinds, paths, no_cache = [], {}, True
     try:
         off, werror = parse_warning_flags(warning_flags)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="-W") from None
+    _check_output_suffixes(paths, off, werror)
     warps_list = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")
     for warps in warps_list or ():
         if not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
@@ -236,12 +260,17 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         if name not in pipeline:
             raise click.BadParameter(f"unknown pass '{name}'; the passes are {', '.join(pipeline)}",
                                      param_hint="--print-ir-after")
-    from .analysis import PRINTABLE_ANALYSES
+    from .analysis import PRINTABLE_ANALYSES, TTG_ANALYSES
 
     for name in print_analysis:
         if name not in PRINTABLE_ANALYSES:
             raise click.BadParameter(f"unknown analysis '{name}'; expected one of {', '.join(PRINTABLE_ANALYSES)}",
                                      param_hint="--print-analysis")
+        if not paths:
+            raise click.BadParameter(f"'{name}' cannot run: -M and -MM compile nothing", param_hint="--print-analysis")
+        if name in TTG_ANALYSES and set(paths) == {"ttir"}:
+            raise click.BadParameter(f"'{name}' runs on the GPU tile IR, which --emit=ttir does not build; "
+                                     "emit ttgir or a later kind", param_hint="--print-analysis")
     if specialize is None and any(k in ("cubin", "header", "py") for k in kinds):
         specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(
@@ -253,7 +282,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     from .variants import has_variants
 
-    variants = has_variants(options, warps_list, stages_list)
+    variants = has_variants(options, warps_list, stages_list) and not deps.only
     if variants and use_ptxas:
         raise click.BadParameter("variants are linked into one cubin by nvJitLink; drop --ptxas or give one "
                                  "value per list", param_hint="--ptxas")
@@ -310,6 +339,12 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 from .cache import CompileCache
 
                 CompileCache().put(key, results, "".join(line + "\n" for line in printed))
+        if deps.path is not None:  # -M, -MD: the make rule is one more output
+            paths["depfile"] = deps.path
+            results["depfile"] = deps.rule(depfile.included_files(comp, report_warnings=deps.only))
+            if deps.only:  # -M compiles nothing: the preprocessor's #warning lines come from here
+                for w in comp.diag.warnings:
+                    click.echo(sources.render(w), err=True)
     except UsageError as e:  # an option the input shows to be wrong: bad usage, exit status 2
         raise click.BadParameter(str(e), param_hint=e.option) from None
     except CompileError as e:

@@ -22,11 +22,18 @@ from typing import Iterable, Iterator
 
 @dataclass(frozen=True, order=True)
 class SourceLoc:
-    """A position in a user's source file: 1-based ``line`` and ``col`` (columns count characters)."""
+    """A position in a user's source file: 1-based ``line`` and ``col`` (columns count characters).
+
+    A position produced by a macro expansion is the invocation's (where the user wrote the macro's
+    name); then ``macro`` names the macro whose body spelled the token and ``spelling`` is where
+    in that body (rendered as a note "expanded from macro"). Neither takes part in comparisons.
+    """
 
     file: str
     line: int
     col: int
+    macro: str | None = field(default=None, compare=False, repr=False)
+    spelling: "SourceLoc | None" = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
@@ -93,9 +100,22 @@ class SourceManager:
 
     def __init__(self) -> None:
         self._lines: dict[str, list[str]] = {}
+        self._included_at: dict[str, SourceLoc] = {}
 
     def register(self, path: str, text: str) -> None:
         self._lines[path] = text.splitlines()
+
+    def register_include(self, path: str, site: SourceLoc) -> None:
+        """Record that file ``path`` was ``#include``d at ``site`` (the first time counts)."""
+        self._included_at.setdefault(path, site)
+
+    def include_stack(self, path: str) -> list[SourceLoc]:
+        """Where ``path`` was ``#include``d, then where that file was, up to the main file."""
+        stack: list[SourceLoc] = []
+        while (site := self._included_at.get(path)) is not None and len(stack) < 256:  # a cycle is cut
+            stack.append(site)
+            path = site.file
+        return stack
 
     def paths(self) -> list[str]:
         """Every file registered so far (the main file and each ``#include``d one), in order;
@@ -112,15 +132,31 @@ class SourceManager:
         return lines[lineno - 1] if 1 <= lineno <= len(lines) else None
 
     def render(self, diag: Diagnostic) -> str:
-        """Render ``diag`` as ``file:line:col: severity: message``, the source line and a caret."""
+        """Render ``diag`` as ``file:line:col: severity: message``, the source line and a caret.
+
+        As gcc does, an error or warning in an ``#include``d file is preceded by
+        ``In file included from main.tri:3:`` (one ``from`` line per level); a location made
+        by a macro expansion is followed by a note ``expanded from macro 'NAME'`` at the
+        spelling in the macro's body (clang's note; gcc says "in expansion of macro"); then
+        the diagnostic's own notes.
+        """
+        out = []
+        if diag.loc is not None and diag.severity != "note":
+            stack = self.include_stack(diag.loc.file)
+            for i, site in enumerate(stack):
+                lead = "In file included from " if i == 0 else " " * len("In file included ") + "from "
+                out.append(f"{lead}{site.file}:{site.line}{':' if i == len(stack) - 1 else ','}")
         head = f"{diag.loc}: " if diag.loc else "tritonc: "
-        out = [f"{head}{diag.severity}: {diag.message}"]
+        out.append(f"{head}{diag.severity}: {diag.message}")
         if diag.loc is not None:
             text = self.line(diag.loc.file, diag.loc.line)
             if text is not None:
                 text = printable(text.expandtabs(1))
                 out.append("    " + text)
                 out.append("    " + " " * max(diag.loc.col - 1, 0) + "^")
+            if diag.loc.spelling is not None:
+                out.append(self.render(Diagnostic("note", f"expanded from macro '{diag.loc.macro}'",
+                                                  diag.loc.spelling)))
         for note in diag.notes:
             out.append(self.render(note))
         return "\n".join(out)
@@ -194,6 +230,8 @@ WARNING_FLAGS: dict[str, str] = {
     "readonly-store": "a store or atomic writes through a pointer declared __readonly (the store is kept "
                       "and the promise is not used for that pointer)",
     "cpp": "a #warning directive",
+    "output-suffix": "an output file's suffix names another output kind than the one written to it "
+                     "('-o k.ptx --emit=cubin')",
 }
 
 

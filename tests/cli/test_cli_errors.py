@@ -35,6 +35,7 @@ class Bad:
     args: tuple[str, ...] = ()
     files: dict[str, str] = field(default_factory=dict)  # more files next to bad.tri (headers)
     notes: int = 0  # diagnostics of severity "note" that follow, each with its own quote
+    included_from: tuple[str, ...] = ()  # the "In file included from" lines before the error
 
 
 def case(name: str, bad: Bad, *marks) -> pytest.param:
@@ -44,14 +45,14 @@ def case(name: str, bad: Bad, *marks) -> pytest.param:
 CASES = [
     # --- syntax ------------------------------------------------------------------------------
     case("syntax-missing-semicolon", Bad(
-        "a missing ';' is reported at the token that follows it",
+        "a missing ';' is reported just after the token it should follow",
         src("""
             void k(int *p) {
               int x = 1
               int y = 2;
             }
         """),
-        "bad.tri:3:3: error: expected ';' before 'int'")),
+        "bad.tri:2:12: error: expected ';' before 'int'")),
     case("syntax-unclosed-paren", Bad(
         "an unclosed '(' in a condition",
         src("""
@@ -294,8 +295,8 @@ CASES = [
             #include "helpers.h"
             void k(float *X) { *X = twice(*X); }
         """),
-        "include/helpers.h:4:1: error: expected ';' before '}'",
-        args=("-I", "include"),
+        "include/helpers.h:3:15: error: expected ';' before '}'",
+        args=("-I", "include"), included_from=("In file included from bad.tri:1:",),
         files={"include/helpers.h": src("""
             // helpers
             __device__ float twice(float x) {
@@ -311,7 +312,7 @@ CASES = [
               *p = SCALE(x);
             }
         """),
-        "bad.tri:4:8: error: use of undeclared identifier 'undefined_y'")),
+        "bad.tri:4:8: error: use of undeclared identifier 'undefined_y'", notes=1)),
     case("error-directive", Bad(
         "#error stops the compilation with its text",
         src("""
@@ -357,7 +358,7 @@ CASES = [
             #include "helpers.h"
             void k(float *p) {}
         """),
-        "helpers.h:2:3: error: unterminated /* comment",
+        "helpers.h:2:3: error: unterminated /* comment", included_from=("In file included from bad.tri:1:",),
         files={"helpers.h": "__device__ float one() { return 1.0f; }\n  /* the end\n"})),
     case("undefined-function-macro-in-if", Bad(
         "'#if F(1)' with F not a function-like macro is an error (gcc and clang reject it)",
@@ -447,6 +448,8 @@ def test_program_error(bad: Bad, tmp_path, monkeypatch):
     assert_clean(run)
     assert run.status == 1, run.output
     lines = run.err_lines
+    assert lines[:len(bad.included_from)] == list(bad.included_from), run.stderr
+    lines = lines[len(bad.included_from):]
     assert lines[0] == bad.error, f"{bad.intent}:\n{run.stderr}"
     m = HEADER.match(bad.error)
     assert lines[1:3] == quoted(tmp_path / m["file"], int(m["line"]), int(m["col"])), run.stderr
@@ -716,7 +719,11 @@ def test_nesting_up_to_the_limits_compiles(tmp_path, monkeypatch):
     (tmp_path / "h200.h").write_text("#define DEEP 1\n")
     run = tritonc("inc.tri", "--emit=ttir", "-o", "-")
     assert run.status == 1
-    assert run.err_lines[0] == "h199.h:1:10: error: #include nested too deeply (more than 200 levels)"
+    lines = run.err_lines  # gcc's include stack first: one line per open #include, innermost first
+    assert lines[0] == "In file included from h198.h:1,"
+    assert lines[1:199] == [f"                 from h{i}.h:1," for i in range(197, -1, -1)]
+    assert lines[199:201] == ["                 from inc.tri:1:",
+                              "h199.h:1:10: error: #include nested too deeply (more than 200 levels)"]
 
 
 # ----------------------------------------------------------------------------- no kernel
@@ -973,7 +980,9 @@ def test_process_program_error(tmp_path):
     run = tritonc_process("bad.tri", "-I", "include", "-o", "out/bad.cubin", cwd=tmp_path)
     assert_clean(run)
     assert run.status == 1
-    assert run.err_lines == ["include/helpers.h:3:1: error: expected ';' before '}'", "    }", "    ^"]
+    assert run.err_lines == ["In file included from bad.tri:1:",
+                             "include/helpers.h:2:15: error: expected ';' before '}'", "      return x * 2",
+                             "                  ^"]
     assert not (tmp_path / "out").exists()
 
 

@@ -13,7 +13,12 @@ def error_of(src, path="err.tri", **kw):
 
 @pytest.mark.parametrize("src, message, line, col", [
     # missing punctuation
-    ("void f() {\n  int x = 1\n  int y = 2;\n}\n", "expected ';' before 'int'", 3, 3),
+    # a missing ';' is reported just after the token it should follow (gcc, clang)
+    ("void f() {\n  int x = 1\n  int y = 2;\n}\n", "expected ';' before 'int'", 2, 12),
+    ("void f() {\n  int x = 1 int y = 2;\n}\n", "expected ';' before 'int'", 2, 12),
+    ("void f() {\n  int x = 1\n\n  // comment\n  int y = 2;\n}\n", "expected ';' before 'int'", 2, 12),
+    ("void f(int *p) {\n  *p = 1.5f\n}\n", "expected ';' before '}'", 2, 12),
+    ("void f() {\n  return\n}\n", "expected ';' before '}'", 2, 9),
     ("void f() {\n  x = ;\n}\n", "expected expression before ';'", 2, 7),
     ("void f(int a) {\n  if (a > 0 {\n  }\n}\n", "expected ')' before '{'", 2, 13),
     ("void f() {\n  g(a b);\n}\n", "expected ')' before 'b'", 2, 7),
@@ -77,7 +82,18 @@ def test_error_inside_macro_expansion_points_at_the_invocation():
     err = error_of("#define BAD 1 +\nvoid f() {\n  int x =   BAD;\n}\n")
     assert (err.message, err.loc) == ("expected expression before ';'", SourceLoc("err.tri", 3, 16))
     err = error_of("#define DECL int x\nvoid f() {\n    DECL y;\n}\n")
-    assert (err.message, err.loc) == ("expected ';' before 'y'", SourceLoc("err.tri", 3, 10))
+    assert (err.message, err.loc) == ("expected ';' before 'y'", SourceLoc("err.tri", 3, 9))
+
+
+def test_missing_semicolon_after_a_macro_invocation_points_past_the_invocation():
+    """The token before the missing ';' came from a macro: the caret goes just past the whole
+    invocation, its arguments and ')' included (clang's "expansion range")."""
+    err = error_of("#define F(a, b) ((a) + (b))\nvoid f() {\n  int x = F(1,\n            2)\n  int y;\n}\n")
+    assert (err.message, err.loc) == ("expected ';' before 'int'", SourceLoc("err.tri", 4, 15))
+    err = error_of("#define ID(a) a\nvoid f() {\n  int x = ID(  7  )\n}\n")
+    assert err.loc == SourceLoc("err.tri", 3, 20)
+    err = error_of("void f() {\n  int x = N\n}\n", defines={"N": "1 + 2"})
+    assert err.loc == SourceLoc("err.tri", 2, 12)
 
 
 def test_error_from_command_line_macro_points_at_its_use():
@@ -94,16 +110,17 @@ def test_syntax_error_inside_included_file(tmp_path, monkeypatch):
     err = error_of('#include "helpers.h"\nvoid k(float *X) { *X = twice(*X); }\n',
                    path="main.tri", include_dirs=["include"], sources=sources)
     assert err.message == "expected ';' before '}'"
-    assert err.loc == SourceLoc("include/helpers.h", 4, 1)
+    assert err.loc == SourceLoc("include/helpers.h", 3, 15)
     assert sources.render(err.diagnostic).splitlines() == [
-        "include/helpers.h:4:1: error: expected ';' before '}'", "    }", "    ^"]
+        "In file included from main.tri:1:",
+        "include/helpers.h:3:15: error: expected ';' before '}'", "      return x * 2", "                  ^"]
 
 
 def test_error_after_include_points_back_into_main_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ok.h").write_text("#define TM 64\n\n\n\n")
     err = error_of('#include "ok.h"\nvoid f() {\n  int x[TM] = 0 ... TM\n}\n', path="main.tri")
-    assert err.loc == SourceLoc("main.tri", 4, 1)
+    assert err.loc == SourceLoc("main.tri", 3, 23)
 
 
 @pytest.mark.parametrize("body, message, line, col", [

@@ -7,7 +7,14 @@ every token of the result keeps the file, line and column it came from:
 
 * a token written in a file (also a macro *argument*) keeps its own spelling location;
 * a token produced by a macro body (including ``-D`` macros and the prelude) gets the
-  location of the outermost macro invocation that produced it, as clang reports it.
+  location of the outermost macro invocation that produced it, as clang reports it; when the
+  body was written in a file, the location also carries the macro's name and where the body
+  spelled the token (``SourceLoc.macro``, ``SourceLoc.spelling``: the note "expanded from
+  macro"), and every token records the end of its spelling or invocation (``PPToken.end``,
+  for a missing ``;``).
+
+Each ``#include``d file is registered in the :class:`SourceManager` with the position of its
+first ``#include`` (the "In file included from" lines of a diagnostic).
 
 The result, :class:`PreprocessedSource`, is the expanded text handed to the lark parser plus
 a table that maps each character offset of that text back to a :class:`SourceLoc`.
@@ -37,6 +44,7 @@ is never macro-expanded, and the override text is reported in
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import io
 import os
 import re
@@ -71,6 +79,9 @@ class PPToken:
     offset: int
     loc: SourceLoc
     kind: str  # pcpp token type, e.g. 'CPP_ID', 'CPP_INTEGER', 'CPP_STRING'
+    #: Just past the token's spelling in the source; for a token of a macro expansion (made by
+    #: the body, or an argument), just past the whole invocation (``F(a, b)``), as clang has it.
+    end: SourceLoc | None = None
 
 
 @dataclass
@@ -102,6 +113,14 @@ class PreprocessedSource:
     def __post_init__(self) -> None:
         self._offsets = [t.offset for t in self.tokens]
 
+    def end_before(self, offset: int) -> SourceLoc | None:
+        """Just past the last token that ends at or before ``offset`` of :attr:`text` (the
+        position of a missing ``;``); ``None`` at the start of the text."""
+        i = bisect.bisect_right(self._offsets, offset) - 1
+        while i >= 0 and self.tokens[i].offset + len(self.tokens[i].value) > offset:
+            i -= 1
+        return self.tokens[i].end if i >= 0 else None
+
     def loc_at(self, offset: int) -> SourceLoc:
         """Map a character offset of :attr:`text` to the location of the token covering it."""
         i = bisect.bisect_right(self._offsets, offset) - 1
@@ -110,7 +129,10 @@ class PreprocessedSource:
         tok = self.tokens[i]
         delta = offset - tok.offset
         if 0 < delta < len(tok.value):
-            return SourceLoc(tok.loc.file, tok.loc.line, tok.loc.col + delta)
+            spelling = tok.loc.spelling
+            if spelling is not None:
+                spelling = dataclasses.replace(spelling, col=spelling.col + delta)
+            return dataclasses.replace(tok.loc, col=tok.loc.col + delta, spelling=spelling)
         return tok.loc
 
 
@@ -194,10 +216,13 @@ class _Preprocessor(pcpp.Preprocessor):
             self._depth -= 1
         pos = {id(tok): i for i, tok in enumerate(before)}
         next_orig = 0           # index in `before` just after the last token that survived as is
+        survived: list[int | None] = []  # per output token: its index in `before` if it survived
         for tok in out:
             i = pos.get(id(tok))
+            survived.append(None)
             if i is not None and len(tok.expanded_from) == info[id(tok)]:
                 next_orig = i + 1          # survived unexpanded
+                survived[-1] = i
                 continue
             if i is not None:
                 continue                   # a macro argument: keeps its spelling location
@@ -205,7 +230,23 @@ class _Preprocessor(pcpp.Preprocessor):
             while j < len(before) - 1 and before[j].type in self.t_WS:
                 j += 1
             tok.tloc = before[j].tloc if before else SourceLoc("<command line>", 1, 1)
+        self._stamp_invocation_ends(out, survived, before)
         return out
+
+    def _stamp_invocation_ends(self, out, survived, before) -> None:
+        """Give each token of a macro expansion in ``out`` (one that did not survive from
+        ``before`` unexpanded) ``tok.tend``: just past the last token of ``before`` that the
+        invocation consumed (the one before the next survivor, blanks skipped)."""
+        boundary = len(before)  # tokens of `before` from here on survived or are still ahead
+        for tok, i in zip(reversed(out), reversed(survived)):
+            if i is not None:
+                boundary = i
+                continue
+            j = boundary - 1
+            while j > 0 and before[j].type in self.t_WS:
+                j -= 1
+            if 0 <= j < len(before):
+                tok.tend = _end_of(before[j].tloc, before[j].value)
 
     def _protect_tunable_names(self, tokens) -> None:
         """Keep the name of ``const tunable int TM = {...}`` from being macro-expanded."""
@@ -222,6 +263,21 @@ class _Preprocessor(pcpp.Preprocessor):
                     body = self.macros[name.value].value
                     self.tunable_overrides[name.value] = "".join(t.value for t in body).strip()
                 name.expanded_from = [name.value]
+
+    def define(self, tokens):
+        """pcpp's ``#define``; each token of a body written in a file also records where it is
+        spelled and the macro's name (``tok.spelling``, ``tok.macro``), which expansions copy,
+        for the note "expanded from macro". Macros of the command line and prelude have none."""
+        super().define(tokens)
+        if isinstance(tokens, str):
+            return
+        name = next((t for t in tokens if t.type not in self.t_WS), None)
+        macro = self.macros.get(name.value) if name is not None else None
+        if macro is None or (name.source or "") not in self.files.display:
+            return
+        for tok in macro.value:
+            tok.spelling = self.tok_loc(tok)
+            tok.macro = name.value
 
     # -- pcpp hooks ----------------------------------------------------------------------------
 
@@ -247,7 +303,10 @@ class _Preprocessor(pcpp.Preprocessor):
         rel = os.path.relpath(includepath)
         display = includepath if rel.startswith("..") else rel
         self.files.add(includepath, display, text)
+        first = display not in self.sources.paths()  # the main file included again is still the main file
         self.sources.register(display, text)
+        if first and self._includes:
+            self.sources.register_include(display, self._include_loc(self._includes[-1]))
         _check_comments(text, display)
         return io.StringIO(text)
 
@@ -425,6 +484,8 @@ def _run(pp: _Preprocessor, text: str, path: str, abspath: str) -> PreprocessedS
         if tok.type in pp.t_WS or tok.value == "":
             continue
         loc = getattr(tok, "tloc", None) or pp.tok_loc(tok)
+        if getattr(tok, "spelling", None) is not None and tok.spelling != loc:
+            loc = dataclasses.replace(loc, macro=tok.macro, spelling=tok.spelling)
         glued = (prev is not None and prev.lexpos + len(prev.value) == tok.lexpos
                  and prev.source == tok.source and getattr(prev, "tloc", None) is not None
                  and _same_origin(prev, tok))
@@ -432,7 +493,8 @@ def _run(pp: _Preprocessor, text: str, path: str, abspath: str) -> PreprocessedS
             sep = "\n" if tokens[-1].loc.line != loc.line else " "
             out.append(sep)
             offset += 1
-        tokens.append(PPToken(tok.value, offset, loc, tok.type))
+        end = getattr(tok, "tend", None) or _end_of(loc, tok.value)
+        tokens.append(PPToken(tok.value, offset, loc, tok.type, end))
         out.append(tok.value)
         offset += len(tok.value)
         prev = tok
@@ -457,6 +519,11 @@ def _next_token(pp: _Preprocessor):
         loc = pp.tok_loc(directive) if directive is not None else None
         name = f" '#{directive.value}'" if directive is not None else ""
         raise CompileError(f"malformed preprocessing directive{name}", loc) from exc
+
+
+def _end_of(loc: SourceLoc, spelling: str) -> SourceLoc:
+    """Just past a token spelled ``spelling`` at ``loc`` (tokens do not span lines)."""
+    return SourceLoc(loc.file, loc.line, loc.col + len(spelling))
 
 
 def _same_origin(a, b) -> bool:

@@ -2,7 +2,10 @@
 
 The LALR parser (``parser.py``) reports the terminals it could have accepted; this module
 turns that set, the offending token and the parser's stack into one located
-:class:`~tritonc.diagnostics.CompileError`.
+:class:`~tritonc.diagnostics.CompileError`. It is located at the offending token, except a
+missing ``;``: that is reported just after the token it should follow, as gcc and clang do
+(``x = 1`` at the end of line 2 is an error at 2:10, not on line 3); when that token came from
+a macro, just after the whole invocation.
 """
 from __future__ import annotations
 
@@ -62,4 +65,8 @@ def syntax_error(err: UnexpectedInput, pre: PreprocessedSource, display: dict[st
             return CompileError("function pointers are not supported in Triton-C", loc)
     where = "at end of input" if at_end else f"before '{tok.value}'"
     expected = set(err.accepts or err.expected)
-    return CompileError(f"expected {describe_expected(expected, at_end, display)} {where}", loc)
+    what = describe_expected(expected, at_end, display)
+    if what == display.get("SEMICOLON") and not at_end:
+        # a missing ';' belongs after the previous token (gcc and clang), not on the next line
+        loc = pre.end_before(tok.start_pos) or loc
+    return CompileError(f"expected {what} {where}", loc)
