@@ -324,4 +324,4 @@ def test_make_examples_covers_every_example(tmp_path):
         if ".tri " in line:
             assert "-MMD -MP -o" in line
     for name in ("conv2d", "shift_conv"):
-        assert re.search(rf"{name}\.tri (--arch \S+ )?-D TYPE=half .*-D HH=28", out)
+        assert re.search(rf"{name}\.tri\s+(--arch \S+\s+)?-D TYPE=half .*-D HH=28", out)
