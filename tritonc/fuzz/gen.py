@@ -364,7 +364,14 @@ class ExprGen:
             if convert(a, t) is None or convert(b, t) is None or convert(a, t).err or convert(b, t).err:
                 return None
         op = self.draw(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
-        return Ex(f"({a.text} {op} {b.text})", C.BOOL, _bcast(a.shape, b.shape), 0, 1, 0.0, _merge_taint(a, b))
+        c = Ex(f"({a.text} {op} {b.text})", C.BOOL, _bcast(a.shape, b.shape), 0, 1, 0.0, _merge_taint(a, b))
+        if d > 0 and self.draw(st.integers(0, 3)) == 0:  # element-wise && / || on tiles
+            other = self.condition(shape, d - 1)
+            if other is not None:
+                logic = self.draw(st.sampled_from(["&&", "||"]))
+                c = Ex(f"({c.text} {logic} {other.text})", C.BOOL, _bcast(c.shape, other.shape), 0, 1, 0.0,
+                       _merge_taint(c, other))
+        return c
 
     def op_compare_select(self, shape, d):
         c = self.condition(shape, d)

@@ -152,8 +152,17 @@ def fuzz(count: int, seed: int, target: str = "sim", shrink: bool = True, progre
 
 
 def _worker(job):
-    count, seed, target, shrink = job
-    return fuzz(count, seed, target, shrink)
+    count, seed, target, shrink, worker = job
+    done = [0, 0]
+
+    def progress(n, failure=None):
+        done[0] += n
+        if failure is not None:
+            done[1] += 1
+            print(f"  [{worker}] {failure.kind}: {failure.message.splitlines()[0][:160]}", file=sys.stderr, flush=True)
+        elif done[0] % 100 == 0:
+            print(f"  [{worker}] {done[0]}/{count} programs, {done[1]} failures", file=sys.stderr, flush=True)
+    return fuzz(count, seed, target, shrink, progress)
 
 
 def summary_line(n: int, mismatches: int, internal: int) -> str:
@@ -176,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tritonc-fuzz: {args.count} programs, target {args.target}, {jobs} processes, seeds from {base}",
           flush=True)
     start = time.time()
-    work = [(c, base + 7919 * k, args.target, not args.no_shrink) for k, c in enumerate(per) if c]
+    work = [(c, base + 7919 * k, args.target, not args.no_shrink, k) for k, c in enumerate(per) if c]
     if jobs == 1:
         results = [_worker(w) for w in work]
     else:
