@@ -195,8 +195,9 @@ class ExprGen:
         if self.allow_float:
             consts += [Ex("1.5f", C.F32, (), 1.5, 1.5), Ex("-0.25f", C.F32, (), -0.25, -0.25),
                        Ex("((half) 0.75f)", C.F16, (), 0.75, 0.75), Ex("2.5", C.F64, (), 2.5, 2.5)]
-        choice = self.draw(st.integers(0, len(ok) + len(consts) - 1))
-        return ok[choice] if choice < len(ok) else consts[choice - len(ok)]
+        if ok and self.draw(st.integers(0, 3)):  # mostly tiles and scalars in scope, sometimes a constant
+            return ok[self.draw(st.integers(0, len(ok) - 1))]
+        return consts[self.draw(st.integers(0, len(consts) - 1))]
 
     def expr(self, shape: tuple, depth: int) -> Ex:
         if depth <= 0:
@@ -1127,6 +1128,11 @@ FRAGMENTS = {
 }
 
 
+#: How often each fragment is drawn, relative to the others (default 1): the ones that reach
+#: the most of the compiler (layouts, reductions, tensor cores, shared memory) more often.
+WEIGHTS = {"elementwise": 3, "reduce": 4, "dot": 4, "permute": 2, "loop": 2}
+
+
 @st.composite
 def options(draw):
     """Random compile options (issue 11: num_warps 1-16, num_stages 1-5, arch, specialisation)."""
@@ -1146,7 +1152,7 @@ def programs(draw, fragments: tuple[str, ...] | None = None, archs: tuple[str, .
     b = Builder(draw, grid)
     b.tf32 = opts["allow_tf32"]
     b.spec16 = opts["specialize"] and draw(st.booleans())
-    names = fragments or tuple(FRAGMENTS)
+    names = fragments or tuple(n for n in FRAGMENTS for _ in range(WEIGHTS.get(n, 1)))
     for _ in range(draw(st.integers(1, 3))):
         name = draw(st.sampled_from(names))
         b.line("{")
