@@ -64,6 +64,8 @@ def check_program(program: Program, target: str = "sim", torch=None) -> None:
             runs.append((f"GPU ({program.options['arch']})", run_gpu(program, launcher, _copy(args), torch)))
     except (Rejected, MismatchFound):
         raise
+    except AssertionError as e:  # the simulator's race detection reports a race this way
+        raise MismatchFound(f"{type(e).__name__}: {e}") from e
     except Exception as e:  # noqa: BLE001 - a crash of the compiler's later stages or of an executor
         raise InternalError(f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-4)}") from e
     for who, got in runs:
