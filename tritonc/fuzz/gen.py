@@ -690,15 +690,16 @@ def _full_shape(b: Builder, x: Ex, shape: tuple) -> Ex:
     return replace(x, text=v, shape=shape)
 
 
-def _reduce(x: Ex, axis: int, op: str) -> Ex | None:
-    """``x`` reduced along ``axis`` with ``op`` (the interval and error of the result)."""
+def _reduce(x: Ex, axis: int, op: str, paper: bool = False) -> Ex | None:
+    """``x`` reduced along ``axis`` with ``op`` (the interval and error of the result);
+    ``paper``: a sum written ``__sum(x, axis)``."""
     L = x.shape[axis]
     shape = x.shape[:axis] + x.shape[axis + 1:]
     t = x.ty
     if t.kind in "biu" and t.bits < 32:
         t = C.I32  # docs/language.md 7.3: bool, char and short reductions compute in int
     sub = "[" + ", ".join(op if k == axis else ":" for k in range(len(x.shape))) + "]"
-    text = f"{x.text}{sub}"
+    text = f"__sum({x.text}, {axis})" if paper and op == "+" else f"{x.text}{sub}"
     if op == "+":
         lo, hi = min(L * x.lo, x.lo), max(L * x.hi, x.hi)
         if t.is_int and not _fits(t, lo, hi):
@@ -740,7 +741,7 @@ def frag_reduce(b: Builder) -> None:
         o = op if draw(st.integers(0, 2)) else draw(st.sampled_from(["+", "max", "min"]))
         if not math.isfinite(val) and o != op:
             o = op
-        y = _reduce(x, axis, o)
+        y = _reduce(x, axis, o, paper=draw(st.integers(0, 3)) == 0)
         if y is None:
             break
         b.features.append(f"reduce:{o}")
