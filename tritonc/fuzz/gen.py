@@ -864,6 +864,19 @@ def frag_dot(b: Builder) -> None:
     mag = k_total * a.mag * bb.mag
     res = Ex(acc, acc_t, (M, N), -mag, mag, _dot_err(a, bb, k_total, acc_t, tf32))
     b.features.append(f"dot:{tname}{':tf32' if tf32 else ''}")
+    epilogue = draw(st.sampled_from(["none", "none", "reduce", "bias"]))
+    if epilogue == "reduce":  # a reduction of the product's layout (mma/wgmma accumulators)
+        red = _reduce(res, draw(st.integers(0, 1)), draw(st.sampled_from(["+", "max", "min"])))
+        if red is not None:
+            b.features.append("dot:epilogue-reduce")
+            b.store(red)
+            return
+    elif epilogue == "bias":  # a broadcast row added to the accumulator
+        rng_b = (-2.0, 2.0, 0.125) if acc_t.is_float else (-100, 100, 1)
+        bias = b.load((N,), acc_t, [rn], style="plain", value_range=rng_b)
+        e = res.err + (_round_err(acc_t, res.mag + bias.mag) if acc_t.is_float else 0.0)
+        res = Ex(f"({acc} + {bias.text}[newaxis, :])", acc_t, (M, N), res.lo + bias.lo, res.hi + bias.hi, e)
+        b.features.append("dot:epilogue-bias")
     b.store(res, out_t=draw(st.sampled_from([None, C.F16])) if acc_t.is_float else None)
 
 
