@@ -12,8 +12,8 @@ import pytest
 
 from tritonc.fuzz.runner import fuzz
 
-#: (seed, programs): about 40 s per entry on one core.
-SEEDS = [(11, 40), (23, 40), (37, 40), (41, 40), (53, 40), (67, 40)]
+#: (seed, programs): 10-25 s per entry on one core.
+SEEDS = [(11, 100), (23, 100), (37, 100), (41, 100), (53, 100), (67, 100), (71, 100), (89, 100)]
 
 
 @pytest.mark.parametrize("seed,count", SEEDS, ids=[f"seed{s}" for s, _ in SEEDS])
