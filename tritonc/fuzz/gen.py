@@ -485,6 +485,8 @@ class Builder:
         self.spec16 = False
         #: ``float`` products may use TF32 (``CompileOptions.allow_tf32``).
         self.tf32 = False
+        #: The program's compile options (:func:`options`), for fragments that aim at a path.
+        self.options = {"num_warps": 4, "arch": "sm_90a"}
 
     def fresh(self, prefix: str) -> str:
         self.count += 1
@@ -811,6 +813,14 @@ def frag_dot(b: Builder) -> None:
     M, N, K = (draw(st.sampled_from([8, 16, 32, 64])) for _ in range(3))
     while M * N > 4096 or M * K > 4096 or K * N > 4096:
         M //= 2
+    warps = b.options["num_warps"]
+    wgmma = b.options["arch"] == "sm_90a" and warps <= 8 and acc_t.is_float and draw(st.booleans())
+    if wgmma:  # docs/language.md 7.8: at least 16 accumulator rows per warp, K >= 32
+        M = min(128, 16 * warps * draw(st.sampled_from([1, 2])))
+        M = max(M, 64)
+        K = max(K, 32)
+        N = min(N, 4096 // M)
+        b.features.append("dot:wgmma-shape")
     tf32 = t == C.F32 and b.tf32
     iters = draw(st.sampled_from([1, 1, 2, 3]))
     rm, rn, rk = b.fresh("rm"), b.fresh("rn"), b.fresh("rk")
@@ -1165,6 +1175,7 @@ def programs(draw, fragments: tuple[str, ...] | None = None, archs: tuple[str, .
     grid = draw(st.sampled_from([(1,), (2,), (3,), (4,), (2, 2), (1, 3)]))
     b = Builder(draw, grid)
     b.tf32 = opts["allow_tf32"]
+    b.options = opts
     b.spec16 = opts["specialize"] and draw(st.booleans())
     names = fragments or tuple(n for n in FRAGMENTS for _ in range(WEIGHTS.get(n, 1)))
     for _ in range(draw(st.integers(1, 3))):
