@@ -138,7 +138,9 @@ def fuzz(count: int, seed: int, target: str = "sim", shrink: bool = True, progre
 
         try:
             run()
-        except (MismatchFound, InternalError, Rejected, Exception):
+        except Exception:
+            if state["last"] is None:  # hypothesis itself failed (not a program's failure)
+                raise
             kind_type, message, program = state["last"]
             stats.failures.append(Failure(_KIND[kind_type], message, program))
             if progress:
