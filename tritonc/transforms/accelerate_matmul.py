@@ -233,10 +233,15 @@ def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = N
     else:
         mma = MmaLayout(2, warps_per_tile(old.shape, num_warps), (16, 8))
     builder = Builder()
+    # The accumulator's conversion goes before the operands' local_loads: the loads must sit
+    # right before the dot, which reads their buffers itself (deferred ldmatrix, or wgmma from
+    # shared memory; codegen/llvm/shared_ops.deferred_by_dot), and the conversion's scratch
+    # buffer must not be placed where the allocator sees those buffers dead.
+    builder.before(dot)
+    c2 = _convert(builder, acc, mma)
     a2 = _operand(builder, dot, 0, mma, kw)
     b2 = _operand(builder, dot, 1, mma, kw)
     builder.before(dot)
-    c2 = _convert(builder, acc, mma)
     new = builder.create("tt.dot", [a2, b2, c2], [old.with_layout(mma)], dict(dot.attrs),
                          name_hint=dot.result.name)
     back = builder.value("ttg.convert_layout", [new.result], old)
