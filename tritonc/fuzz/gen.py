@@ -287,7 +287,7 @@ class ExprGen:
         if op == "!":
             if a.ty.is_float and a.err:
                 return None
-            return Ex(f"(!{a.text})", C.BOOL if a.shape == () else C.BOOL, a.shape, 0, 1, 0.0, a.taint)
+            return Ex(f"(!{a.text})", C.BOOL, a.shape, 0, 1, 0.0, a.taint)
         if op == "fabs":
             if not a.ty.is_float:
                 return None
@@ -462,10 +462,6 @@ def _dense_strides(shape) -> list[int]:
 
 def _dims(shape) -> str:
     return ", ".join(str(s) for s in shape)
-
-
-def _decl_type(t: CType, shape: tuple) -> str:
-    return t.name
 
 
 class Builder:
@@ -734,8 +730,6 @@ def frag_reduce(b: Builder) -> None:
         other, val = "0", 0.0
     x = b.load(shape, t, rs, style=draw(st.sampled_from(["plain", "ternary", "predicated"])), other=other,
                other_val=val if math.isfinite(val) else 0.0)
-    if not math.isfinite(val):
-        x = replace(x, lo=x.lo, hi=x.hi)
     if draw(st.booleans()) and math.isfinite(val):
         x = _full_shape(b, ExprGen(draw, [x]).expr(shape, draw(st.integers(1, 2))), shape)
     while True:
@@ -1026,8 +1020,7 @@ def frag_atomics(b: Builder) -> None:
         v = b.load((L,), t, [r], style="plain", value_range=(-2.0, 2.0, 0.25))
         n = L * b.instances // D + 1
         mag = 2.0 * (n + 1)
-        b.params[-2 if False else [i for i, p in enumerate(b.params) if getattr(p, "name", None) == acc][0]].check = \
-            ("tol", 2 * n * _round_err(t, mag))
+        next(p for p in b.params if p.name == acc).check = ("tol", 2 * n * _round_err(t, mag))
         b.line(f"atomic_add({acc} + {r} % {D}, {v.text});")
     elif kind in ("xchg", "cas", "add_old"):
         t = draw(st.sampled_from([C.I32, C.U32, C.I64, C.F32] + ([C.F64] if kind != "add_old" else [])))
