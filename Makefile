@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 BUILD  := build
 ARCH   ?=
 
-.PHONY: setup run test test-fast golden gpu-check bench clean
+.PHONY: setup run test test-fast golden gpu-check bench clean fuzz gpu-fuzz sanitize
 
 setup: $(STAMP)
 
@@ -44,6 +44,26 @@ gpu-check:
 bench:
 	@if [ -d .whl ]; then $(GPU_PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(GPU_SITE) .whl/*.whl; fi
 	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.tools.bench $(BENCH_ARGS)
+
+# Differential testing (docs/testing.md): N generated programs, interpreter vs SIMT simulator,
+# fresh seeds (SEED=... to repeat a run), over JOBS processes (default: all cores).
+N    ?= 1000
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SEED_ARG := $(if $(SEED),--seed $(SEED),)
+fuzz: setup
+	$(PY) -m tritonc.fuzz -n $(N) -j $(JOBS) --target sim $(FUZZ_SEED_ARG)
+
+# For a GPU machine: interpreter vs GPU through the generated Python module (sm_90, sm_90a);
+# programs are compiled in parallel, one process per core. Wheels as for gpu-check.
+gpu-fuzz:
+	@if [ -d .whl ]; then $(GPU_PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(GPU_SITE) .whl/*.whl; fi
+	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.fuzz -n $(N) -j $(JOBS) --target gpu $(FUZZ_SEED_ARG)
+
+# For a GPU machine with compute-sanitizer on PATH: memcheck, racecheck, synccheck and initcheck
+# over every example at ragged sizes and a sample of generated programs (SANITIZE_ARGS).
+sanitize:
+	@if [ -d .whl ]; then $(GPU_PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(GPU_SITE) .whl/*.whl; fi
+	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.tools.sanitize $(SANITIZE_ARGS)
 
 clean:
 	rm -rf $(BUILD) .pytest_cache

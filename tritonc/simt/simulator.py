@@ -49,6 +49,7 @@ import ml_dtypes
 import numpy as np
 
 from .races import RaceShadow, lane_bytes
+from . import extra_ops
 
 WARP = 32
 GLOBAL_BASE = 1 << 20
@@ -248,11 +249,12 @@ class Simulator:
 
     def exec_from(self, block: ir.Block, prev: ir.Block | None, mask: np.ndarray, stop: ir.Block | None):
         """Run from ``block`` until ``stop`` is reached (returns the block that jumped to it)."""
+        joined = False  # the phis of ``block`` were set by a divergent diamond's join
         while True:
             if block is stop:
                 return prev
             phis = [i for i in block.instructions if isinstance(i, ir.PhiInstr)]
-            if phis:
+            if phis and not joined:
                 vals = []
                 for p in phis:
                     src = next((v for v, b in p.incomings if b is prev), None)
@@ -268,23 +270,36 @@ class Simulator:
                     return None
                 if isinstance(inst, ir.Branch) and not isinstance(inst, ir.ConditionalBranch):
                     prev, block = block, inst.operands[0]
+                    joined = False
                     break
                 if isinstance(inst, ir.ConditionalBranch):
                     cond, tb, fb = inst.operands
                     c = self.val(cond).astype(bool)
+                    joined = False
                     if c[mask].all() or not mask.any():
                         prev, block = block, tb
                     elif not c[mask].any():
                         prev, block = block, fb
                     else:  # an if-then diamond: run the true side under a mask until it rejoins
                         last = self.exec_from(tb, block, mask & c, fb)
-                        if any(isinstance(i, ir.PhiInstr) for i in fb.instructions):
-                            raise RuntimeError("divergent branch joins at a phi")
+                        self.join_phis(fb, last, block, mask & c)
                         prev, block = last, fb
+                        joined = True
                     break
                 self.env[id(inst)] = self.exec(inst, mask)
             else:
                 raise RuntimeError(f"block {block.name} has no terminator")
+
+    def join_phis(self, join: ir.Block, then_end: ir.Block, head: ir.Block, taken: np.ndarray) -> None:
+        """The phis of ``join`` after a divergent if-then diamond: per thread, the value from
+        the true side's last block where the thread took it, else the one from ``head``."""
+        for p in [i for i in join.instructions if isinstance(i, ir.PhiInstr)]:
+            a = next(v for v, b in p.incomings if b is then_end)
+            b_ = next(v for v, b in p.incomings if b is head)
+            va, vb = self.val(a), self.val(b_)
+            if isinstance(va, tuple):
+                raise NotImplementedError("phi of a struct at a divergent join")
+            self.env[id(p)] = np.where(taken if np.ndim(va) == 1 else taken[:, None], va, vb)
 
     # -- instructions --------------------------------------------------------------------------
     def exec(self, inst, mask):
@@ -294,6 +309,10 @@ class Simulator:
         with np.errstate(all="ignore"):
             if isinstance(inst, ir.CallInstr):
                 return self.call(inst, mask)
+            if isinstance(inst, (ir.AtomicRMW, ir.CmpXchg)):
+                return extra_ops.atomic(self, inst, mask, to_bytes, from_bytes, _size)
+            if isinstance(inst, ir.Fence):
+                return None
             if isinstance(inst, ir.GEPInstr):
                 base = self.val(inst.pointer).astype(np.int64)
                 etype = inst.source_etype
@@ -539,6 +558,9 @@ class Simulator:
             lane = np.arange(self.T) % WARP
             src = (np.arange(self.T) - lane) + (lane ^ lanemask.astype(np.int64))
             return x[src.astype(np.int64)]
+        result = extra_ops.call_intrinsic(name, [self.val(a) for a in args], _np_dtype(inst.type))
+        if result is not None:
+            return result
         raise NotImplementedError(f"simulator: call of {name}")
 
     @staticmethod

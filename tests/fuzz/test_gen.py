@@ -1,0 +1,48 @@
+"""The generator's rules against undefined behaviour (tritonc/fuzz/gen.py): intervals of
+integer operations, conversions that could be undefined or inexact, and that drawn programs
+compile without a diagnostic and run in the interpreter."""
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, seed, settings
+
+from tritonc.fuzz import ctypes as C
+from tritonc.fuzz.execute import compile_program, run_reference
+from tritonc.fuzz.gen import Ex, _binary_int, convert, programs
+
+
+def test_usual_arithmetic_conversions():
+    assert C.common(C.I8, C.U8) == C.I32
+    assert C.common(C.I32, C.U32) == C.U32
+    assert C.common(C.I64, C.U32) == C.I64
+    assert C.common(C.I64, C.U64) == C.U64
+    assert C.common(C.F16, C.BF16) == C.F32
+    assert C.common(C.F16, C.I32) == C.F16
+    assert C.common(C.F16, C.F64) == C.F64
+
+
+def test_signed_overflow_is_never_generated():
+    big = Ex("x", C.I32, (4,), -(2 ** 30), 2 ** 30)
+    assert _binary_int("*", big, big) is None
+    assert _binary_int("+", big, Ex("y", C.I32, (), 0, 2 ** 30)) is None
+    small = _binary_int("+", big, Ex("y", C.I32, (), -5, 5))
+    assert (small.lo, small.hi) == (-(2 ** 30) - 5, 2 ** 30 + 5)
+    wrap = _binary_int("*", Ex("x", C.U32, (), 0, 2 ** 31), Ex("y", C.U32, (), 0, 4))  # unsigned wraps
+    assert (wrap.lo, wrap.hi) == (0, C.U32.max)
+
+
+def test_conversions_that_could_be_undefined_or_inexact_are_refused():
+    inexact = Ex("f", C.F32, (), -3.0, 3.0, err=1e-6)
+    assert convert(inexact, C.I32) is None  # truncation of an inexact value may differ
+    assert convert(Ex("f", C.F32, (), -3.0, 3.0), C.I32).hi == 3
+    assert convert(Ex("f", C.F32, (), 0.0, 1e10), C.I32) is None  # out of range
+    assert convert(Ex("f", C.F32, (), 0.0, 1e6), C.F16) is None  # overflows half
+    assert convert(Ex("i", C.I32, (), 0, 100), C.F16).err == 0.0  # exactly representable
+    assert convert(Ex("i", C.I32, (), 0, 5000), C.F16).err > 0
+
+
+@seed(5)
+@settings(max_examples=25, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs())
+def test_programs_compile_and_run_in_the_interpreter(program):
+    compile_program(program)  # raises Rejected on a diagnostic
+    run_reference(program, program.arguments())  # bounds-checked: no out-of-range access

@@ -1,0 +1,1189 @@
+"""Hypothesis strategies that generate well-typed Triton-C kernels free of undefined behaviour.
+
+A program is one kernel ``fuzz`` (plus ``__device__`` functions) whose body is a sequence of
+*fragments*, each in its own ``{ }`` block, each reading its own inputs and writing its own
+outputs. Fragments are registered in :data:`FRAGMENTS` (name -> generator); a new language
+feature (``__grid``, polymorphic device functions, ``rand``) is a new entry there plus, where
+it needs one, an :class:`Ex` rule.
+
+Undefined behaviour is excluded by construction (issue 11, item 1):
+
+* every integer expression carries an interval of its values (:class:`Ex` ``lo``/``hi``); a
+  signed operation is generated only when its result interval fits its type, shifts use
+  amounts below the width, divisors are ``(b & 7) + 1``;
+* every floating expression carries an interval and a bound ``err`` on its distance from the
+  exact real result (one rounding per operation of at most ``u * max|value| + underflow`` of the
+  result type, the documented error of ``exp``/``log``/``sin``/``cos``/``rsqrt``); floating
+  values that decide something discontinuous (comparisons, ``floor``, ``ceil``, float-to-int
+  conversions, bitcasts) must be exact (``err == 0``), so every executor agrees on them;
+* float-to-int conversions and narrowing float conversions stay in range;
+* a value loaded by ``*?(m)`` (masked-off lanes undefined) is *tainted* by ``m``: it reaches
+  only element-wise operations and a store masked by the same ``m``.
+
+The comparison tolerance of an output is twice its ``err`` bound (each executor is within
+``err`` of the exact result), see :mod:`tritonc.fuzz.compare`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+from hypothesis import strategies as st
+
+from . import ctypes as C
+from .ctypes import CType
+from .program import Buffer, Program, Scalar
+
+ARCHS = ("sm_80", "sm_90", "sm_90a")
+#: Relative error of the approximate math functions on ``float`` (spec 5: exp/log under 2^-21;
+#: PTX ISA 9.7.3: rsqrt.approx 2^-22.9, sin/cos.approx 2^-20.9 absolute after range reduction).
+APPROX = 2.0 ** -20
+
+
+@dataclass(frozen=True)
+class Ex:
+    """A generated expression: source text (fully parenthesised), C type, shape (``()`` for a
+    scalar), the interval of its values and, for floats, the bound on its error."""
+
+    text: str
+    ty: CType
+    shape: tuple
+    lo: float
+    hi: float
+    err: float = 0.0
+    taint: str | None = None
+
+    @property
+    def mag(self) -> float:
+        return max(abs(self.lo), abs(self.hi))
+
+
+def _bcast(a: tuple, b: tuple) -> tuple | None:
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def _merge_taint(*xs: Ex) -> str | None | bool:
+    ts = {x.taint for x in xs if x.taint}
+    if len(ts) > 1:
+        return False
+    return ts.pop() if ts else None
+
+
+def _fits(t: CType, lo: float, hi: float) -> bool:
+    return t.min <= lo and hi <= t.max
+
+
+def _round_err(t: CType, mag: float) -> float:
+    return t.unit_roundoff * mag + t.underflow
+
+
+def convert(x: Ex, t: CType) -> Ex | None:
+    """``x`` converted to ``t`` (an implicit or explicit conversion), or ``None`` where the
+    conversion could be undefined or disagree between executors."""
+    s = x.ty
+    if s == t:
+        return x
+    if t.kind == "b":
+        if s.is_float and x.err:
+            return None
+        return replace(x, ty=t, lo=0, hi=1, err=0.0)
+    if t.is_int:
+        if s.is_float:
+            if x.err or not (t.min < x.lo and x.hi < t.max):
+                return None
+            return replace(x, ty=t, lo=math.trunc(x.lo), hi=math.trunc(x.hi), err=0.0)
+        if _fits(t, x.lo, x.hi):
+            return replace(x, ty=t)
+        return replace(x, ty=t, lo=t.min, hi=t.max)  # wraps (spec 7.4: narrowing wraps)
+    # t is floating
+    if s.is_float:
+        if t.bits >= s.bits and not (s == C.F16 and t == C.BF16) and not (s == C.BF16 and t == C.F16):
+            return replace(x, ty=t)
+        if x.mag > t.max / 4:
+            return None
+        return replace(x, ty=t, err=x.err + _round_err(t, x.mag))
+    if x.mag >= t.max / 4:
+        return None
+    e = 0.0 if x.mag <= t.exact_int_limit else _round_err(t, x.mag)
+    return replace(x, ty=t, err=e)
+
+
+def cast(x: Ex, t: CType) -> Ex | None:
+    y = convert(x, t)
+    if y is None or y is x:
+        return y
+    return replace(y, text=f"(({t.name}) {x.text})")
+
+
+# ------------------------------------------------------------------------------------------
+# element-wise expressions
+# ------------------------------------------------------------------------------------------
+
+def _binary_int(op: str, a: Ex, b: Ex) -> Ex | None:
+    t = C.common(a.ty, b.ty)
+    if not t.is_int:
+        return None
+    a2, b2 = convert(a, t), convert(b, t)
+    if a2 is None or b2 is None:
+        return None
+    text = f"({a.text} {op} {b.text})"
+    lo = hi = None
+    if op in "+-*":
+        if op == "+":
+            cands = [a2.lo + b2.lo, a2.hi + b2.hi]
+        elif op == "-":
+            cands = [a2.lo - b2.hi, a2.hi - b2.lo]
+        else:
+            cands = [a2.lo * b2.lo, a2.lo * b2.hi, a2.hi * b2.lo, a2.hi * b2.hi]
+        lo, hi = min(cands), max(cands)
+        if not _fits(t, lo, hi):
+            if t.kind == "i":
+                return None
+            lo, hi = t.min, t.max
+    elif op in "&|^":
+        if a2.lo >= 0 and b2.lo >= 0:
+            top = (1 << max(int(a2.hi), int(b2.hi), 1).bit_length()) - 1
+            lo, hi = 0, (min(a2.hi, b2.hi) if op == "&" else top)
+        else:
+            lo, hi = t.min, t.max
+    return replace(a2, text=text, ty=t, lo=lo, hi=hi, shape=_bcast(a.shape, b.shape), err=0.0,
+                   taint=_merge_taint(a, b))
+
+
+def _binary_float(op: str, a: Ex, b: Ex) -> Ex | None:
+    t = C.common(a.ty, b.ty)
+    if not t.is_float:
+        return None
+    a2, b2 = convert(a, t), convert(b, t)
+    if a2 is None or b2 is None:
+        return None
+    ea, eb = a2.err, b2.err
+    if op == "+":
+        lo, hi, e = a2.lo + b2.lo, a2.hi + b2.hi, ea + eb
+    elif op == "-":
+        lo, hi, e = a2.lo - b2.hi, a2.hi - b2.lo, ea + eb
+    else:
+        c = [a2.lo * b2.lo, a2.lo * b2.hi, a2.hi * b2.lo, a2.hi * b2.hi]
+        lo, hi = min(c), max(c)
+        e = a2.mag * eb + b2.mag * ea + ea * eb
+    mag = max(abs(lo), abs(hi))
+    if mag > t.max / 16:
+        return None
+    return Ex(f"({a.text} {op} {b.text})", t, _bcast(a.shape, b.shape), lo, hi, e + _round_err(t, mag),
+              _merge_taint(a, b))
+
+
+class ExprGen:
+    """Draws element-wise expressions over a set of leaves (tiles and scalars)."""
+
+    def __init__(self, draw, leaves: list[Ex], allow_float: bool = True):
+        self.draw = draw
+        self.leaves = leaves
+        self.allow_float = allow_float
+
+    def leaf(self, shape: tuple) -> Ex:
+        ok = [x for x in self.leaves if _bcast(x.shape, shape) == shape]
+        consts = [Ex("3", C.I32, (), 3, 3), Ex("-2", C.I32, (), -2, -2), Ex("5u", C.U32, (), 5, 5)]
+        if self.allow_float:
+            consts += [Ex("1.5f", C.F32, (), 1.5, 1.5), Ex("-0.25f", C.F32, (), -0.25, -0.25),
+                       Ex("((half) 0.75f)", C.F16, (), 0.75, 0.75), Ex("2.5", C.F64, (), 2.5, 2.5)]
+        if ok and self.draw(st.integers(0, 3)):  # mostly tiles and scalars in scope, sometimes a constant
+            return ok[self.draw(st.integers(0, len(ok) - 1))]
+        return consts[self.draw(st.integers(0, len(consts) - 1))]
+
+    def expr(self, shape: tuple, depth: int) -> Ex:
+        if depth <= 0:
+            return self.leaf(shape)
+        kind = self.draw(st.sampled_from(["leaf", "arith", "arith", "bitwise", "shift", "div", "unary", "math",
+                                          "minmax", "select", "cast", "bitcast", "fma", "compare_select"]))
+        if kind == "leaf":
+            return self.leaf(shape)
+        r = getattr(self, "op_" + kind)(shape, depth - 1)
+        if r is None or r.taint is False:
+            return self.leaf(shape)
+        return r
+
+    # each op_* returns None where its operands do not fit its rules
+    def op_arith(self, shape, d):
+        a, b = self.expr(shape, d), self.expr(shape, d)
+        op = self.draw(st.sampled_from("+-*"))
+        t = C.common(a.ty, b.ty)
+        if not (self.allow_float or t.is_int):
+            return None
+        return _binary_float(op, a, b) if t.is_float else _binary_int(op, a, b)
+
+    def op_bitwise(self, shape, d):
+        a, b = self.expr(shape, d), self.expr(shape, d)
+        if not (a.ty.is_int or a.ty.kind == "b") or not (b.ty.is_int or b.ty.kind == "b"):
+            return None
+        op = self.draw(st.sampled_from("&|^~"))
+        if op == "~":
+            t = C.promote(a.ty)
+            if t.kind == "i":
+                return replace(a, text=f"(~{a.text})", ty=t, lo=-a.hi - 1, hi=-a.lo - 1)
+            return replace(a, text=f"(~{a.text})", ty=t, lo=t.min, hi=t.max)
+        return _binary_int(op, a, b)
+
+    def op_shift(self, shape, d):
+        a, b = self.expr(shape, d), self.expr(shape, d)
+        if not (a.ty.is_int and b.ty.is_int):
+            return None
+        t = C.promote(a.ty)
+        k = self.draw(st.sampled_from([1, 3, t.bits - 1]))
+        amount = f"({b.text} & {k})" if b.lo < 0 or b.hi > k else b.text
+        if b.ty.bits == 64 or b.ty.kind == "u":
+            amount = f"((int) ({amount}))"
+        a2 = convert(a, t)
+        if self.draw(st.booleans()):
+            lo = a2.lo if a2.lo < 0 else 0
+            return Ex(f"({a.text} >> {amount})", t, _bcast(a.shape, b.shape), lo, max(a2.hi, 0), 0.0,
+                      _merge_taint(a, b))
+        if t.kind == "i" and (a2.lo < 0 or a2.hi * (1 << k) > t.max):
+            return None
+        lo, hi = (0, a2.hi * (1 << k)) if t.kind == "i" or a2.hi * (1 << k) <= t.max else (0, t.max)
+        return Ex(f"({a.text} << {amount})", t, _bcast(a.shape, b.shape), lo, hi, 0.0, _merge_taint(a, b))
+
+    def op_div(self, shape, d):
+        a, b = self.expr(shape, d), self.expr(shape, d)
+        if a.ty.is_int and b.ty.is_int:
+            t = C.common(a.ty, C.common(b.ty, C.I32))
+            a2 = convert(a, t)
+            den = f"(({b.text} & 7) + 1)"
+            if self.draw(st.booleans()):
+                lo, hi = min(a2.lo, 0), max(a2.hi, 0)
+                if t.kind == "u":
+                    lo = 0
+                return Ex(f"({a.text} / {den})", t, _bcast(a.shape, b.shape), lo, hi, 0.0, _merge_taint(a, b))
+            lo, hi = (-7 if a2.lo < 0 else 0), (7 if a2.hi > 0 else 0)
+            return Ex(f"({a.text} % {den})", t, _bcast(a.shape, b.shape), lo, hi, 0.0, _merge_taint(a, b))
+        if not self.allow_float:
+            return None
+        # a / (|b| + 1): the denominator is at least 1
+        if not b.ty.is_float:
+            return None
+        den_t = C.math_result(b.ty)
+        den_mag = b.mag + 1
+        den_t = C.common(den_t, C.F32)
+        den = Ex(f"(fabs({b.text}) + 1.0f)", den_t, b.shape, 1.0, den_mag, b.err + _round_err(den_t, den_mag), b.taint)
+        t = C.common(a.ty, den.ty)
+        a2 = convert(a, t)
+        if a2 is None:
+            return None
+        e = a2.err + a2.mag * den.err + 4 * _round_err(t, a2.mag)
+        return Ex(f"({a.text} / {den.text})", t, _bcast(a.shape, b.shape), min(a2.lo, 0), max(a2.hi, 0), e,
+                  _merge_taint(a, b))
+
+    def op_unary(self, shape, d):
+        a = self.expr(shape, d)
+        op = self.draw(st.sampled_from(["-", "!", "fabs"]))
+        if op == "!":
+            if a.ty.is_float and a.err:
+                return None
+            return Ex(f"(!{a.text})", C.BOOL, a.shape, 0, 1, 0.0, a.taint)
+        if op == "fabs":
+            if not a.ty.is_float:
+                return None
+            t = C.math_result(a.ty)
+            lo = 0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi))
+            return Ex(f"fabs({a.text})", t, a.shape, lo, a.mag, a.err, a.taint)
+        if a.ty.is_float:
+            return Ex(f"(- {a.text})", a.ty, a.shape, -a.hi, -a.lo, a.err, a.taint)
+        t = C.promote(a.ty)
+        a2 = convert(a, t)
+        if t.kind == "i":
+            if a2.lo <= t.min:
+                return None
+            return Ex(f"(- {a.text})", t, a.shape, -a2.hi, -a2.lo, 0.0, a.taint)
+        return Ex(f"(- {a.text})", t, a.shape, t.min, t.max, 0.0, a.taint)
+
+    def op_math(self, shape, d):
+        if not self.allow_float:
+            return None
+        a = self.expr(shape, d)
+        if not (a.ty.is_float or a.ty.is_int) or a.mag > 1e6:
+            return None
+        t = C.math_result(a.ty)
+        fn = self.draw(st.sampled_from(["exp", "log", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil"]))
+        rel = APPROX if t == C.F32 else 2.0 ** -50
+        x_err = a.err + (0.0 if a.ty.is_float or a.mag <= t.exact_int_limit else _round_err(t, a.mag))
+        if fn == "exp":
+            if a.hi > 10:
+                return None
+            hi = math.exp(a.hi)
+            e = hi * math.expm1(x_err) + rel * hi + t.underflow
+            return Ex(f"exp({a.text})", t, a.shape, math.exp(a.lo) if a.lo > -700 else 0.0, hi, e, a.taint)
+        if fn in ("log", "sqrt", "rsqrt"):
+            x_err += _round_err(C.common(t, C.F32), a.mag + 1)  # the rounding of |a| + 1
+        if fn == "log":  # log(|a| + 1) >= 0, derivative at most 1
+            lo = 0.0 if a.lo <= 0 <= a.hi else math.log1p(min(abs(a.lo), abs(a.hi)))
+            hi = math.log1p(a.mag)
+            arg = f"(fabs({a.text}) + 1.0f)" if t == C.F32 else f"(fabs({a.text}) + 1.0)"
+            return Ex(f"log({arg})", t, a.shape, lo, hi, x_err + rel * max(hi, 1.0), a.taint)
+        if fn in ("sqrt", "rsqrt"):  # of |a| + 1, derivative at most 1/2
+            arg = f"(fabs({a.text}) + 1.0f)" if t == C.F32 else f"(fabs({a.text}) + 1.0)"
+            hi = math.sqrt(a.mag + 1)
+            if fn == "sqrt":
+                return Ex(f"sqrt({arg})", t, a.shape, 1.0, hi, x_err / 2 + _round_err(t, hi), a.taint)
+            return Ex(f"rsqrt({arg})", t, a.shape, 1.0 / hi, 1.0, x_err / 2 + rel + t.underflow, a.taint)
+        if fn in ("sin", "cos"):
+            if a.mag > 64:
+                return None
+            return Ex(f"{fn}({a.text})", t, a.shape, -1.0, 1.0, x_err + 4 * rel + _round_err(t, 1.0), a.taint)
+        if x_err:  # floor and ceil need an exact argument
+            return None
+        return Ex(f"{fn}({a.text})", t, a.shape, math.floor(a.lo), math.ceil(a.hi), 0.0, a.taint)
+
+    def op_minmax(self, shape, d):
+        a, b = self.expr(shape, d), self.expr(shape, d)
+        t = C.common(a.ty, b.ty)
+        if not (t.is_int or (t.is_float and self.allow_float)):
+            return None
+        a2, b2 = convert(a, t), convert(b, t)
+        if a2 is None or b2 is None:
+            return None
+        fn = self.draw(st.sampled_from(["min", "max"]))
+        lo = min(a2.lo, b2.lo) if fn == "min" else max(a2.lo, b2.lo)
+        hi = min(a2.hi, b2.hi) if fn == "min" else max(a2.hi, b2.hi)
+        return Ex(f"{fn}({a.text}, {b.text})", t, _bcast(a.shape, b.shape), lo, hi, max(a2.err, b2.err),
+                  _merge_taint(a, b))
+
+    def condition(self, shape, d) -> Ex | None:
+        """An exact ``bool`` expression: a comparison of exact operands."""
+        a, b = self.expr(shape, d), self.expr(shape, d)
+        if (a.ty.is_float and a.err) or (b.ty.is_float and b.err):
+            return None
+        if a.ty.is_float != b.ty.is_float and a.ty.kind != "b" and b.ty.kind != "b":
+            t = C.common(a.ty, b.ty)
+            if convert(a, t) is None or convert(b, t) is None or convert(a, t).err or convert(b, t).err:
+                return None
+        op = self.draw(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
+        c = Ex(f"({a.text} {op} {b.text})", C.BOOL, _bcast(a.shape, b.shape), 0, 1, 0.0, _merge_taint(a, b))
+        if d > 0 and self.draw(st.integers(0, 3)) == 0:  # element-wise && / || on tiles
+            other = self.condition(shape, d - 1)
+            if other is not None:
+                logic = self.draw(st.sampled_from(["&&", "||"]))
+                c = Ex(f"({c.text} {logic} {other.text})", C.BOOL, _bcast(c.shape, other.shape), 0, 1, 0.0,
+                       _merge_taint(c, other))
+        return c
+
+    def op_compare_select(self, shape, d):
+        c = self.condition(shape, d)
+        if c is None or c.taint is False:
+            return None
+        if self.draw(st.booleans()):
+            return c
+        return self._select(c, shape, d)
+
+    def op_select(self, shape, d):
+        c = self.condition(shape, d)
+        if c is None or c.taint is False:
+            return None
+        return self._select(c, shape, d)
+
+    def _select(self, c: Ex, shape, d):
+        a, b = self.expr(shape, d), self.expr(shape, d)
+        t = C.common(a.ty, b.ty)
+        if t.is_float and not self.allow_float:
+            return None
+        a2, b2 = convert(a, t), convert(b, t)
+        if a2 is None or b2 is None:
+            return None
+        form = self.draw(st.sampled_from(["?:", "select"]))
+        text = f"({c.text} ? {a.text} : {b.text})" if form == "?:" else f"select({c.text}, {a.text}, {b.text})"
+        shp = _bcast(_bcast(a.shape, b.shape) or (), c.shape)
+        if shp is None:
+            return None
+        return Ex(text, t, shp, min(a2.lo, b2.lo), max(a2.hi, b2.hi), max(a2.err, b2.err), _merge_taint(a, b, c))
+
+    def op_cast(self, shape, d):
+        a = self.expr(shape, d)
+        t = self.draw(st.sampled_from(C.INTS + (C.FLOATS if self.allow_float else ())))
+        return cast(a, t)
+
+    def op_bitcast(self, shape, d):
+        a = self.expr(shape, d)
+        if a.ty.is_float:
+            if a.err or a.ty == C.BF16:
+                return None
+            it = C.UINT_OF_WIDTH[a.ty.bits]
+            return Ex(f"bitcast<{it.name}>({a.text})", it, a.shape, 0, it.max, 0.0, a.taint)
+        if not a.ty.is_int or not self.allow_float:
+            return None
+        # integer bits -> a float in [1, 2): keep the mantissa bits, force the exponent of 1.0
+        ft = self.draw(st.sampled_from([C.F16, C.F32, C.F64]))
+        mant, one = {16: (0x3FF, 0x3C00), 32: (0x7FFFFF, 0x3F800000), 64: (0xFFFFFFFFFFFFF, 0x3FF0000000000000)}[ft.bits]
+        it = C.UINT_OF_WIDTH[ft.bits]
+        text = f"bitcast<{ft.name}>(({it.name}) ((({it.name}) {a.text} & {mant}u{'l' if ft.bits == 64 else ''}) | {one}u{'l' if ft.bits == 64 else ''}))"
+        return Ex(text, ft, a.shape, 1.0, 2.0, 0.0, a.taint)
+
+    def op_fma(self, shape, d):
+        if not self.allow_float:
+            return None
+        a, b, c = self.expr(shape, d), self.expr(shape, d), self.expr(shape, d)
+        t = C.F64 if C.F64 in (a.ty, b.ty, c.ty) else C.F32
+        xs = [convert(x, t) for x in (a, b, c)]
+        if None in xs:
+            return None
+        a2, b2, c2 = xs
+        p = [a2.lo * b2.lo, a2.lo * b2.hi, a2.hi * b2.lo, a2.hi * b2.hi]
+        lo, hi = min(p) + c2.lo, max(p) + c2.hi
+        mag = max(abs(lo), abs(hi))
+        if mag > 1e30:
+            return None
+        e = a2.mag * b2.err + b2.mag * a2.err + a2.err * b2.err + c2.err + _round_err(t, mag)
+        shp = _bcast(_bcast(a.shape, b.shape) or (), c.shape)
+        if shp is None:
+            return None
+        return Ex(f"fma({a.text}, {b.text}, {c.text})", t, shp, lo, hi, e, _merge_taint(a, b, c))
+
+
+# ------------------------------------------------------------------------------------------
+# programs: a builder and the fragments
+# ------------------------------------------------------------------------------------------
+
+def _index(rank: int, axis: int) -> str:
+    """The subscript that puts a rank-1 tile on ``axis`` of a rank-``rank`` tile."""
+    if rank == 1:
+        return ""
+    return "[" + ", ".join(":" if k == axis else "newaxis" for k in range(rank)) + "]"
+
+
+def _dense_strides(shape) -> list[int]:
+    return [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
+
+
+def _dims(shape) -> str:
+    return ", ".join(str(s) for s in shape)
+
+
+class Builder:
+    """Collects a kernel's parameters, device functions and body lines while fragments draw."""
+
+    def __init__(self, draw, grid: tuple):
+        self.draw = draw
+        self.grid = grid
+        self.instances = int(np.prod(grid))
+        self.params: list = []
+        self.lines: list[str] = []
+        self.device_fns: list[str] = []
+        self.features: list[str] = []
+        self.count = 0
+        #: Only multiples of 16 become ``int`` parameters, so the launch runs the ``__spec16``
+        #: variant of a specialised kernel.
+        self.spec16 = False
+        #: ``float`` products may use TF32 (``CompileOptions.allow_tf32``).
+        self.tf32 = False
+        #: The program's compile options (:func:`options`), for fragments that aim at a path.
+        self.options = {"num_warps": 4, "arch": "sm_90a"}
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " + text)
+
+    def scalar(self, t: CType, value, prefix: str = "n") -> str:
+        name = self.fresh(prefix)
+        self.params.append(Scalar(name, t.name, value))
+        return name
+
+    def int_value(self, value: int, prefix: str = "n") -> str:
+        """``value`` as a literal or as an ``int`` parameter (known only at run time)."""
+        if self.draw(st.booleans()) or (self.spec16 and value % 16):
+            return str(value)
+        return self.scalar(C.I32, value, prefix)
+
+    def buffer(self, t: CType, size: int, init: tuple, check=None, prefix: str = "X") -> str:
+        name = self.fresh(prefix)
+        self.params.append(Buffer(name, t.name, size, init, check))
+        return name
+
+    def ranges(self, shape: tuple) -> list[str]:
+        names = []
+        for s in shape:
+            n = self.fresh("r")
+            self.line(f"int {n}[{s}] = 0 ... {s};")
+            names.append(n)
+        return names
+
+    def mask(self, shape: tuple, rs: list[str], ragged_axes=None) -> tuple[str, list[int]]:
+        """A ragged-bounds mask over ``shape``: ``r_k < n_k`` on some axes; returns its name
+        and the valid extents."""
+        rank = len(shape)
+        extents = []
+        terms = []
+        for k, s in enumerate(shape):
+            ragged = self.draw(st.booleans()) if ragged_axes is None else k in ragged_axes
+            e = self.draw(st.integers(1, s)) if ragged else s
+            extents.append(e)
+            if ragged:
+                terms.append(f"{rs[k]}{_index(rank, k)} < {self.int_value(e)}")
+        if not terms:
+            terms.append(f"{rs[0]}{_index(rank, 0)} < {self.int_value(shape[0])}")
+        m = self.fresh("m")
+        self.line(f"bool {m}[{_dims(shape)}] = {' && '.join(terms)};")
+        return m, extents
+
+    def value_range(self, t: CType) -> tuple[float, float, float]:
+        """(lo, hi, step) of the random inputs of type ``t``."""
+        if t.kind == "b":
+            return 0, 1, 1
+        if t.is_float:
+            big = self.draw(st.sampled_from([2.0, 2.0, 16.0]))
+            return -big, big, 0.125
+        r = self.draw(st.sampled_from([3, 100, (1 << (t.bits - 2))]))
+        r = min(r, t.max // 2)
+        return (0 if t.kind == "u" else -r), r, 1
+
+    def load(self, shape: tuple, t: CType, rs: list[str], style: str | None = None, mask: str | None = None,
+             other: str = "0", other_val: float = 0.0, value_range=None) -> Ex:
+        """Load a tile of ``shape`` from a fresh input buffer through a tile of pointers with a
+        random layout (row-major, axes permuted, strided; strides literal or run-time).
+
+        ``style``: ``plain``, ``ternary`` (``m ? *p : other``), ``maskedload`` (``*?(m) p``:
+        the result is tainted by ``m``) or ``predicated`` (``@m x = *p;`` over ``other``)."""
+        rank = len(shape)
+        perm = self.draw(st.permutations(list(range(rank))))
+        factor = self.draw(st.sampled_from([1, 1, 2]))
+        storage = [shape[p] for p in perm]
+        dense = _dense_strides(storage)
+        strides = [0] * rank
+        for pos, k in enumerate(perm):
+            strides[k] = dense[pos] * factor
+        block = int(np.prod(shape)) * factor
+        lo, hi, step = value_range or self.value_range(t)
+        x = self.buffer(t, block * self.instances, ("grid", lo, hi, step), prefix="X")
+        off = " + ".join(f"{rs[k]}{_index(rank, k)} * {self.int_value(strides[k], 's')}" for k in range(rank))
+        p = self.fresh("p")
+        self.line(f"{t.name} *{p}[{_dims(shape)}] = {x} + pid * {block} + {off};")
+        v = self.fresh("x")
+        if style is None:
+            style = self.draw(st.sampled_from(["plain", "ternary", "predicated", "maskedload"]))
+        if style != "plain" and mask is None:
+            mask, _ = self.mask(shape, rs)
+        taint = None
+        if style == "plain":
+            self.line(f"{t.name} {v}[{_dims(shape)}] = *{p};")
+        elif style == "ternary":
+            self.line(f"{t.name} {v}[{_dims(shape)}] = {mask} ? *{p} : {other};")
+            lo, hi = min(lo, other_val), max(hi, other_val)
+        elif style == "predicated":
+            self.line(f"{t.name} {v}[{_dims(shape)}] = {other};")
+            self.line(f"@{mask} {v} = *{p};")
+            lo, hi = min(lo, other_val), max(hi, other_val)
+        else:
+            self.line(f"{t.name} {v}[{_dims(shape)}] = *?({mask}) {p};")
+            taint = mask
+        self.features.append(f"load:{style}")
+        return Ex(v, t, shape, lo, hi, 0.0, taint)
+
+    def store(self, x: Ex, out_t: CType | None = None, mask: str | None = None, rs: list[str] | None = None) -> None:
+        """Store ``x`` (converted to ``out_t`` where that is safe) densely into a fresh output
+        buffer, at this program instance's block; masked by ``x``'s taint or by ``mask``."""
+        if out_t is not None:
+            y = convert(x, out_t)
+            if y is None:
+                out_t = x.ty
+        else:
+            out_t = x.ty
+        y = convert(x, out_t)
+        check = "exact" if (not out_t.is_float or y.err == 0) else ("tol", 2 * y.err)
+        shape = x.shape
+        block = int(np.prod(shape)) if shape else 1
+        out = self.buffer(out_t, block * self.instances, ("poison",), check, prefix="OUT")
+        if not shape:
+            self.line(f"*({out} + pid) = {x.text};")
+            return
+        rank = len(shape)
+        if rs is None:
+            rs = self.ranges(shape)
+        strides = _dense_strides(shape)
+        off = " + ".join(f"{rs[k]}{_index(rank, k)} * {strides[k]}" for k in range(rank))
+        ptr = f"({out} + pid * {block} + {off})"
+        if x.taint:
+            mask = x.taint
+        elif mask is None and self.draw(st.booleans()):
+            mask, _ = self.mask(shape, rs)
+        if mask is None:
+            self.line(f"*{ptr} = {x.text};")
+            return
+        if self.draw(st.booleans()):
+            self.line(f"*?({mask}) {ptr} = {x.text};")
+        else:
+            self.line(f"@{mask} *{ptr} = {x.text};")
+        self.features.append("store:masked")
+
+
+@st.composite
+def shapes(draw, min_rank=1, max_rank=3, max_elems=1024, min_dim=1, max_dim=64):
+    rank = draw(st.integers(min_rank, max_rank))
+    dims = []
+    for _ in range(rank):
+        dims.append(draw(st.sampled_from([d for d in (1, 2, 4, 8, 16, 32, 64) if min_dim <= d <= max_dim])))
+    while int(np.prod(dims)) > max_elems:
+        k = int(np.argmax(dims))
+        dims[k] //= 2
+    return tuple(dims)
+
+
+def _types(draw, floats=True):
+    return draw(st.sampled_from(C.ALL if floats else (C.BOOL,) + C.INTS))
+
+
+def frag_elementwise(b: Builder) -> None:
+    """Loads of several types and layouts (some broadcast from a lower rank with ``newaxis``),
+    an element-wise expression over them, ranges, scalars and constants, and a store."""
+    draw = b.draw
+    shape = draw(shapes())
+    rs = b.ranges(shape)
+    rank = len(shape)
+    mask, _ = b.mask(shape, rs)
+    leaves = []
+    for _ in range(draw(st.integers(1, 3))):
+        t = _types(draw)
+        if rank > 1 and draw(st.integers(0, 3)) == 0:  # a lower-rank tile broadcast with newaxis
+            k = draw(st.integers(0, rank - 1))
+            sub = tuple(s for j, s in enumerate(shape) if j != k)
+            srs = [r for j, r in enumerate(rs) if j != k]
+            x = b.load(sub, t, srs, style=draw(st.sampled_from(["plain", "ternary"])))
+            idx = "[" + ", ".join("newaxis" if j == k else ":" for j in range(rank)) + "]"
+            leaves.append(replace(x, text=f"{x.text}{idx}", shape=tuple(1 if j == k else s for j, s in enumerate(shape))))
+            b.features.append("newaxis")
+        else:
+            leaves.append(b.load(shape, t, rs, mask=mask, other=draw(st.sampled_from(["0", "1"])),
+                                 other_val=0.0))
+    for k in range(rank):
+        if draw(st.integers(0, 3)) == 0:
+            leaves.append(Ex(f"{rs[k]}{_index(rank, k)}", C.I32, tuple(s if j == k else 1 for j, s in enumerate(shape)),
+                             0, shape[k] - 1))
+    leaves.append(Ex("pid", C.I32, (), 0, b.instances - 1))
+    if draw(st.booleans()):
+        ft = draw(st.sampled_from([C.F32, C.I32, C.F16]))
+        val = draw(st.sampled_from([0.5, -1.25, 3.0])) if ft.is_float else draw(st.integers(-5, 5))
+        leaves.append(Ex(b.scalar(ft, val, "a"), ft, (), val, val))
+    # fix the other value of ternary/predicated loads: they used "0" or "1"
+    leaves = [replace(x, lo=min(x.lo, 0), hi=max(x.hi, 1)) if x.ty.kind != "b" else x for x in leaves]
+    gen = ExprGen(draw, leaves)
+    x = gen.expr(shape, draw(st.integers(1, 4)))
+    x = _full_shape(b, x, shape)
+    b.store(x, out_t=draw(st.sampled_from([None, C.F32, C.I32, C.F16, C.U8])), mask=mask if x.taint else None, rs=rs)
+    b.features.append("elementwise")
+
+
+def _full_shape(b: Builder, x: Ex, shape: tuple) -> Ex:
+    """``x`` broadcast to ``shape`` (a declared variable of that shape)."""
+    if x.shape == shape:
+        return x
+    v = b.fresh("v")
+    b.line(f"{x.ty.name} {v}[{_dims(shape)}] = {x.text};")
+    return replace(x, text=v, shape=shape)
+
+
+def _reduce(x: Ex, axis: int, op: str, paper: bool = False) -> Ex | None:
+    """``x`` reduced along ``axis`` with ``op`` (the interval and error of the result);
+    ``paper``: a sum written ``__sum(x, axis)``."""
+    L = x.shape[axis]
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    t = x.ty
+    if t.kind in "biu" and t.bits < 32:
+        t = C.I32  # docs/language.md 7.3: bool, char and short reductions compute in int
+    sub = "[" + ", ".join(op if k == axis else ":" for k in range(len(x.shape))) + "]"
+    text = f"__sum({x.text}, {axis})" if paper and op == "+" else f"{x.text}{sub}"
+    if op == "+":
+        lo, hi = min(L * x.lo, x.lo), max(L * x.hi, x.hi)
+        if t.is_int and not _fits(t, lo, hi):
+            if t.kind == "i":
+                return None
+            lo, hi = t.min, t.max
+        err = 0.0
+        if t.is_float:
+            mag = max(abs(lo), abs(hi))
+            if mag > t.max / 16:
+                return None
+            err = L * x.err + (L - 1) * t.unit_roundoff * L * x.mag + L * t.underflow
+        return Ex(text, t, shape, lo, hi, err, None)
+    return Ex(text, t, shape, x.lo, x.hi, x.err, None)
+
+
+def frag_reduce(b: Builder) -> None:
+    """A ragged tile (masked-off lanes set to a neutral value), optionally transformed
+    element-wise, reduced with ``+ max min`` along random axes, possibly down to a scalar."""
+    draw = b.draw
+    shape = draw(shapes(max_elems=2048))
+    rs = b.ranges(shape)
+    t = _types(draw)
+    op = draw(st.sampled_from(["+", "max", "min"]))
+    if t.is_float:
+        other, val = {"+": ("0", 0.0), "max": ("-100", -100.0), "min": ("100", 100.0)}[op]
+        if op != "+" and t == C.F32 and draw(st.booleans()):
+            other, val = ("-F32_INFINITY", -math.inf) if op == "max" else ("F32_INFINITY", math.inf)
+    else:
+        other, val = "0", 0.0
+    x = b.load(shape, t, rs, style=draw(st.sampled_from(["plain", "ternary", "predicated"])), other=other,
+               other_val=val if math.isfinite(val) else 0.0)
+    if draw(st.booleans()) and math.isfinite(val):
+        x = _full_shape(b, ExprGen(draw, [x]).expr(shape, draw(st.integers(1, 2))), shape)
+    while True:
+        axis = draw(st.integers(0, len(x.shape) - 1))
+        o = op if draw(st.integers(0, 2)) else draw(st.sampled_from(["+", "max", "min"]))
+        if not math.isfinite(val) and o != op:
+            o = op
+        y = _reduce(x, axis, o, paper=draw(st.integers(0, 3)) == 0)
+        if y is None:
+            break
+        b.features.append(f"reduce:{o}")
+        if y.shape and draw(st.booleans()):
+            v = b.fresh("red")
+            b.line(f"{y.ty.name} {v}[{_dims(y.shape)}] = {y.text};")
+            y = replace(y, text=v)
+        elif not y.shape:
+            v = b.fresh("red")
+            b.line(f"{y.ty.name} {v} = {y.text};")
+            y = replace(y, text=v)
+        x = y
+        if not x.shape or draw(st.booleans()):
+            break
+    if x.shape == shape:  # nothing reduced
+        return
+    b.store(x)
+
+
+DOT_TYPES = {  # operand type -> (accumulator type, input range)
+    "half": (C.F32, (-2.0, 2.0, 0.125)), "bfloat16": (C.F32, (-2.0, 2.0, 0.125)),
+    "float": (C.F32, (-2.0, 2.0, 0.125)), "int8": (C.I32, (-100, 100, 1)),
+}
+
+
+def _dot_err(a: Ex, b_: Ex, k: int, acc_t: CType, tf32: bool) -> float:
+    mag = k * a.mag * b_.mag
+    if acc_t.is_int:
+        return 0.0
+    e = k * (a.mag * b_.err + b_.mag * a.err + a.err * b_.err) + 2 * k * acc_t.unit_roundoff * mag + k * acc_t.underflow
+    if tf32:
+        e += k * a.mag * b_.mag * 2 * 2.0 ** -10
+    return e
+
+
+def _operand(b: Builder, rows: int, cols: int, t: CType, r_rows: str, r_cols: str, rng, mask_axis: int | None,
+             bound: str | None) -> tuple[Ex, str]:
+    """Load a ``[rows, cols]`` operand, possibly stored transposed (loaded as ``[cols, rows]``
+    and transposed with ``^x``, ``trans(x)`` or ``x[^1, ^0]``), masked along one axis."""
+    draw = b.draw
+    transposed = draw(st.booleans())
+    shape = (cols, rows) if transposed else (rows, cols)
+    rs = [r_cols, r_rows] if transposed else [r_rows, r_cols]
+    style, mask = "plain", None
+    if mask_axis is not None and bound is not None:
+        ax = (1 - mask_axis) if transposed else mask_axis
+        mask = b.fresh("m")
+        b.line(f"bool {mask}[{_dims(shape)}] = {rs[ax]}{_index(2, ax)} < {bound};")
+        style = "ternary"
+    x = b.load(shape, t, rs, style=style, mask=mask, value_range=rng)
+    if transposed:
+        form = draw(st.sampled_from(["^{}", "trans({})", "{}[^1, ^0]"]))
+        v = b.fresh("t")
+        b.line(f"{t.name} {v}[{rows}, {cols}] = {form.format(x.text)};")
+        x = replace(x, text=v, shape=(rows, cols))
+        b.features.append("transpose")
+    return x, shape
+
+
+def frag_dot(b: Builder) -> None:
+    """``a @ b`` with random M, N, K and operand types, operands stored transposed or not,
+    ragged along K; optionally inside a loop over K (software pipelining) and accumulated."""
+    draw = b.draw
+    tname = draw(st.sampled_from(list(DOT_TYPES)))
+    t = C.BY_NAME[tname]
+    acc_t, rng = DOT_TYPES[tname]
+    M, N, K = (draw(st.sampled_from([8, 16, 32, 64])) for _ in range(3))
+    while M * N > 4096 or M * K > 4096 or K * N > 4096:
+        M //= 2
+    warps = b.options["num_warps"]
+    wgmma = b.options["arch"] == "sm_90a" and warps <= 8 and acc_t.is_float and draw(st.booleans())
+    if wgmma:  # docs/language.md 7.8: at least 16 accumulator rows per warp, K >= 32
+        M = min(128, 16 * warps * draw(st.sampled_from([1, 2])))
+        M = max(M, 64)
+        K = max(K, 32)
+        N = min(N, 4096 // M)
+        b.features.append("dot:wgmma-shape")
+    tf32 = t == C.F32 and b.tf32
+    iters = draw(st.sampled_from([1, 1, 2, 3]))
+    rm, rn, rk = b.fresh("rm"), b.fresh("rn"), b.fresh("rk")
+    b.line(f"int {rm}[{M}] = 0 ... {M};")
+    b.line(f"int {rn}[{N}] = 0 ... {N};")
+    b.line(f"int {rk}[{K}] = 0 ... {K};")
+    acc = b.fresh("acc")
+    form = draw(st.sampled_from(["+=", "dot3", "=+"]))
+    ragged_k = draw(st.booleans())
+    kb = draw(st.integers(1, K)) if ragged_k else K
+    if iters == 1:
+        a, _ = _operand(b, M, K, t, rm, rk, rng, 1, b.int_value(kb) if ragged_k else None)
+        bb, _ = _operand(b, K, N, t, rk, rn, rng, 0, b.int_value(kb) if ragged_k else None)
+        k_total = K
+        b.line(f"{acc_t.name} {acc}[{M}, {N}] = 0;")
+        if form == "+=":
+            b.line(f"{acc} += {a.text} @ {bb.text};")
+        elif form == "dot3":
+            b.line(f"{acc} = dot({a.text}, {bb.text}, {acc});")
+        else:
+            b.line(f"{acc} = {a.text} @ {bb.text};")
+    else:
+        # A is [M, iters*K] row-major, B is [iters*K, N]; the loop advances the pointers
+        lda, ldb = iters * K, N
+        xa = b.buffer(t, M * lda * b.instances, ("grid",) + rng, prefix="A")
+        xb = b.buffer(t, lda * N * b.instances, ("grid",) + rng, prefix="B")
+        pa, pb = b.fresh("pa"), b.fresh("pb")
+        b.line(f"{t.name} *{pa}[{M}, {K}] = {xa} + pid * {M * lda} + {rm}[:, newaxis] * {b.int_value(lda, 'ld')} + {rk}[newaxis, :];")
+        b.line(f"{t.name} *{pb}[{K}, {N}] = {xb} + pid * {lda * N} + {rk}[:, newaxis] * {b.int_value(ldb, 'ld')} + {rn}[newaxis, :];")
+        b.line(f"{acc_t.name} {acc}[{M}, {N}] = 0;")
+        total = (iters - 1) * K + kb
+        kvar = b.fresh("k")
+        if ragged_k or draw(st.booleans()):
+            bound = b.int_value(total)
+            b.line(f"for (int {kvar} = {bound}; {kvar} > 0; {kvar} -= {K}) {{")
+            b.line(f"  {t.name} a[{M}, {K}] = {rk}[newaxis, :] < {kvar} ? *{pa} : 0;")
+            b.line(f"  {t.name} b[{K}, {N}] = {rk}[:, newaxis] < {kvar} ? *{pb} : 0;")
+        else:
+            b.line(f"for (int {kvar} = 0; {kvar} < {b.int_value(iters)}; {kvar}++) {{")
+            b.line(f"  {t.name} a[{M}, {K}] = *{pa};")
+            b.line(f"  {t.name} b[{K}, {N}] = *{pb};")
+        b.line("  " + (f"{acc} += a @ b;" if form != "dot3" else f"{acc} = dot(a, b, {acc});"))
+        b.line(f"  {pa} += {K};")
+        b.line(f"  {pb} += {K} * {N};")
+        b.line("}")
+        k_total = iters * K
+        lo, hi, _ = rng
+        a = Ex("a", t, (M, K), lo, hi)
+        bb = Ex("b", t, (K, N), lo, hi)
+        b.features.append("dot:loop")
+    mag = k_total * a.mag * bb.mag
+    res = Ex(acc, acc_t, (M, N), -mag, mag, _dot_err(a, bb, k_total, acc_t, tf32))
+    b.features.append(f"dot:{tname}{':tf32' if tf32 else ''}")
+    epilogue = draw(st.sampled_from(["none", "none", "reduce", "bias"]))
+    if epilogue == "reduce":  # a reduction of the product's layout (mma/wgmma accumulators)
+        red = _reduce(res, draw(st.integers(0, 1)), draw(st.sampled_from(["+", "max", "min"])))
+        if red is not None:
+            b.features.append("dot:epilogue-reduce")
+            b.store(red)
+            return
+    elif epilogue == "bias":  # a broadcast row added to the accumulator
+        rng_b = (-2.0, 2.0, 0.125) if acc_t.is_float else (-100, 100, 1)
+        bias = b.load((N,), acc_t, [rn], style="plain", value_range=rng_b)
+        e = res.err + (_round_err(acc_t, res.mag + bias.mag) if acc_t.is_float else 0.0)
+        res = Ex(f"({acc} + {bias.text}[newaxis, :])", acc_t, (M, N), res.lo + bias.lo, res.hi + bias.hi, e)
+        b.features.append("dot:epilogue-bias")
+    b.store(res, out_t=draw(st.sampled_from([None, C.F16])) if acc_t.is_float else None)
+
+
+def frag_attention(b: Builder) -> None:
+    """Two chained products with a row softmax between them (attention-like):
+    ``o = softmax(q @ k^T * scale) @ v``, f16 operands, float accumulation."""
+    draw = b.draw
+    M, N, D = (draw(st.sampled_from([16, 32, 64])) for _ in range(3))
+    t = draw(st.sampled_from([C.F16, C.BF16]))
+    rng = (-1.0, 1.0, 0.125)
+    rm, rn, rd = b.fresh("rm"), b.fresh("rn"), b.fresh("rd")
+    for r, n in ((rm, M), (rn, N), (rd, D)):
+        b.line(f"int {r}[{n}] = 0 ... {n};")
+    q = b.load((M, D), t, [rm, rd], style="plain", value_range=rng)
+    k = b.load((N, D), t, [rn, rd], style="plain", value_range=rng)
+    v = b.load((N, D), t, [rn, rd], style="plain", value_range=rng)
+    s, p, p16, l, o = (b.fresh(n) for n in ("s", "p", "p16", "l", "o"))
+    b.line(f"float {s}[{M}, {N}] = ({q.text} @ ^{k.text}) * 0.125f;")
+    es = _dot_err(q, k, D, C.F32, False) * 0.125 + _round_err(C.F32, D * 0.125)
+    b.line(f"float {p}[{M}, {N}] = exp({s} - {s}[:, max][:, newaxis]);")
+    ep = 2 * es + _round_err(C.F32, 2 * D * 0.125) + APPROX + C.F32.underflow
+    b.line(f"{t.name} {p16}[{M}, {N}] = {p};")
+    b.line(f"float {l}[{M}] = {p}[:, +];")
+    b.line(f"float {o}[{M}, {D}] = ({p16} @ {v.text}) / {l}[:, newaxis];")
+    # o is a weighted mean of v's rows: with p16 = p (1 + t), |t| <= r, and the sums' relative
+    # errors, |o - o_exact| <= (2 r + 2 N u) |v|max (plus the division's rounding)
+    r = ep + _round_err(t, 1.0)
+    mo = v.mag
+    err = (2 * r + 4 * N * C.F32.unit_roundoff) * mo + 4 * _round_err(C.F32, mo)
+    b.features.append("attention")
+    b.store(Ex(o, C.F32, (M, D), -mo, mo, err))
+
+
+def frag_bmm(b: Builder) -> None:
+    """A batched product ``[M, K, B] @ [K, N, B] -> [M, N, B]`` (trailing batch axis)."""
+    draw = b.draw
+    M, N, K = (draw(st.sampled_from([4, 8, 16])) for _ in range(3))
+    B = draw(st.sampled_from([1, 2, 4]))
+    t = draw(st.sampled_from([C.F32, C.F16]))
+    rng = (-2.0, 2.0, 0.125)
+    rm, rn, rk, rb = b.fresh("rm"), b.fresh("rn"), b.fresh("rk"), b.fresh("rb")
+    for r, n in ((rm, M), (rn, N), (rk, K), (rb, B)):
+        b.line(f"int {r}[{n}] = 0 ... {n};")
+    a = b.load((M, K, B), t, [rm, rk, rb], style="plain", value_range=rng)
+    bb = b.load((K, N, B), t, [rk, rn, rb], style="plain", value_range=rng)
+    c = b.fresh("c")
+    b.line(f"float {c}[{M}, {N}, {B}] = {a.text} @ {bb.text};")
+    mag = K * 4.0
+    b.features.append("dot:batched")
+    b.store(Ex(c, C.F32, (M, N, B), -mag, mag, _dot_err(a, bb, K, C.F32, False)))
+
+
+def frag_loop(b: Builder) -> None:
+    """A loop with loop-carried tiles (an accumulator and a pointer tile), in ``for``,
+    ``while`` or ``do``/``while`` form, with ``continue`` and ``break`` on scalar conditions."""
+    draw = b.draw
+    shape = draw(shapes(max_rank=2, max_elems=512))
+    rs = b.ranges(shape)
+    t = draw(st.sampled_from([C.F32, C.I32, C.F16, C.I64, C.U32]))
+    iters = draw(st.integers(1, 5))
+    block = int(np.prod(shape))
+    lo, hi, step = (-2.0, 2.0, 0.125) if t.is_float else (-50, 50, 1)
+    if t.kind == "u":
+        lo = 0
+    x = b.buffer(t, block * iters * b.instances, ("grid", lo, hi, step), prefix="X")
+    rank = len(shape)
+    strides = _dense_strides(shape)
+    off = " + ".join(f"{rs[k]}{_index(rank, k)} * {strides[k]}" for k in range(rank))
+    p, acc, i = b.fresh("p"), b.fresh("acc"), b.fresh("i")
+    b.line(f"{t.name} *{p}[{_dims(shape)}] = {x} + pid * {block * iters} + {off};")
+    at = C.F32 if t.is_float else t
+    b.line(f"{at.name} {acc}[{_dims(shape)}] = 0;")
+    nit = b.int_value(iters, "it")
+    cont = draw(st.one_of(st.none(), st.integers(0, 4)))
+    brk = draw(st.one_of(st.none(), st.integers(0, 5)))
+    form = draw(st.sampled_from(["for", "while", "do"]))
+    op = draw(st.sampled_from(["+", "max"]))
+    body = []
+    if cont is not None:
+        body.append(f"if ({i} == {cont}) {{ {p} += {block}; {'' if form == 'for' else f'{i}++; '}continue; }}")
+    if brk is not None:
+        body.append(f"if ({i} == {brk}) break;")
+    if op == "+":
+        body.append(f"{acc} += *{p};" if draw(st.booleans()) else f"{acc} = {acc} + *{p} * 2;")
+    else:
+        body.append(f"{acc} = max({acc}, *{p});")
+    body.append(f"{p} += {block};")
+    if form == "for":
+        b.line(f"for (int {i} = 0; {i} < {nit}; {i}++) {{")
+        for s in body:
+            b.line("  " + s)
+        b.line("}")
+    elif form == "while":
+        b.line(f"int {i} = 0;")
+        b.line(f"while ({i} < {nit}) {{")
+        for s in body:
+            b.line("  " + s)
+        b.line(f"  {i}++;")
+        b.line("}")
+    else:
+        b.line(f"int {i} = 0;")
+        b.line("do {")
+        for s in body:
+            b.line("  " + s)
+        b.line(f"  {i}++;")
+        b.line(f"}} while ({i} < {nit});")
+    mult = 2 if "* 2" in body[-2] else 1
+    if op == "+":
+        alo, ahi = min(0, iters * lo * mult), max(0, iters * hi * mult)
+        err = 0.0 if not t.is_float else iters * _round_err(C.F32, max(abs(alo), abs(ahi)))
+    else:
+        alo, ahi, err = min(0, lo), max(0, hi), 0.0
+    b.features.append(f"loop:{form}")
+    b.store(Ex(acc, at, shape, alo, ahi, err))
+
+
+def frag_atomics(b: Builder) -> None:
+    """Atomics: commutative ones on shared, duplicate addresses (final memory compared) and
+    ``xchg``/``cas``/``add`` with one writer per address (returned old values compared)."""
+    draw = b.draw
+    L = draw(st.sampled_from([4, 16, 64]))
+    r = b.fresh("r")
+    b.line(f"int {r}[{L}] = 0 ... {L};")
+    kind = draw(st.sampled_from(["add", "max", "min", "fadd", "xchg", "cas", "add_old", "scalar"]))
+    if kind in ("add", "max", "min"):
+        t = draw(st.sampled_from([C.I32, C.U32, C.I64, C.U64] + ([C.F32] if kind != "add" else [])))
+        D = draw(st.sampled_from([1, 3, L]))
+        lo, hi = (0 if t.kind == "u" else -40), 40
+        acc = b.buffer(t, D, ("grid", lo, hi, 1), "exact", prefix="ACC")
+        v = b.load((L,), t, [r], style="plain", value_range=(lo, hi, 1))
+        m = f", {r} < {b.int_value(draw(st.integers(1, L)))}" if draw(st.booleans()) else ""
+        b.line(f"atomic_{kind}({acc} + {r} % {D}, {v.text}{m});")
+    elif kind == "fadd":
+        t = draw(st.sampled_from([C.F32, C.F16]))
+        D = draw(st.sampled_from([1, 3, L]))
+        acc = b.buffer(t, D, ("grid", -2, 2, 0.25), None, prefix="ACC")
+        v = b.load((L,), t, [r], style="plain", value_range=(-2.0, 2.0, 0.25))
+        n = L * b.instances // D + 1
+        mag = 2.0 * (n + 1)
+        next(p for p in b.params if p.name == acc).check = ("tol", 2 * n * _round_err(t, mag))
+        b.line(f"atomic_add({acc} + {r} % {D}, {v.text});")
+    elif kind in ("xchg", "cas", "add_old"):
+        t = draw(st.sampled_from([C.I32, C.U32, C.I64, C.F32] + ([C.F64] if kind != "add_old" else [])))
+        dst = b.buffer(t, L * b.instances, ("grid", 0, 30, 1), "exact", prefix="DST")
+        v = b.load((L,), t, [r], style="plain", value_range=(0, 30, 1))
+        old = b.buffer(t, L * b.instances, ("poison",), "exact", prefix="OLD")
+        addr = f"{dst} + pid * {L} + ({L - 1} - {r})"
+        if kind == "xchg":
+            b.line(f"*({old} + pid * {L} + {r}) = atomic_xchg({addr}, {v.text});")
+        elif kind == "add_old":
+            b.line(f"*({old} + pid * {L} + {r}) = atomic_add({addr}, {v.text});")
+        else:
+            cmp = draw(st.sampled_from(["cur", "v"]))
+            if cmp == "cur":
+                b.line(f"{t.name} cur{r}[{L}] = *({addr});")
+                b.line(f"*({old} + pid * {L} + {r}) = atomic_cas({addr}, cur{r}, {v.text});")
+            else:
+                b.line(f"*({old} + pid * {L} + {r}) = atomic_cas({addr}, {v.text}, ({t.name}) 7);")
+    else:  # scalar atomics: synchronising, every instance adds to one counter
+        cnt = b.buffer(C.I32, 2, ("const", 0), "exact", prefix="CNT")
+        b.line(f"atomic_add({cnt}, pid + 1);")
+        b.line(f"atomic_max({cnt} + 1, pid * 3);")
+        t = C.I32
+    b.features.append(f"atomic:{kind}:{t.name}")
+
+
+def frag_permute(b: Builder) -> None:
+    """Data movement: permutations ``x[^p...]``, ``^x``, ``trans``, reshaping casts and
+    ``newaxis``; stored densely in the new shape (exact)."""
+    draw = b.draw
+    shape = draw(shapes(min_rank=2, max_elems=1024))
+    rs = b.ranges(shape)
+    t = _types(draw)
+    x = b.load(shape, t, rs, style=draw(st.sampled_from(["plain", "ternary"])))
+    rank = len(shape)
+    form = draw(st.sampled_from(["perm", "rotate", "trans", "reshape", "newaxis"]))
+    if form == "perm":
+        p = draw(st.permutations(list(range(rank))))
+        text = f"{x.text}[{', '.join(f'^{k}' for k in p)}]"
+        new = tuple(shape[k] for k in p)
+    elif form == "rotate":
+        text = f"^{x.text}" if draw(st.booleans()) else f"trans({x.text})"
+        new = shape[1:] + shape[:1]
+    elif form == "trans":
+        p = draw(st.permutations(list(range(rank))))
+        text = f"trans({x.text}, {', '.join(str(k) for k in p)})"
+        new = tuple(shape[k] for k in p)
+    elif form == "reshape":
+        total = int(np.prod(shape))
+        new = draw(shapes(max_elems=total))
+        if int(np.prod(new)) != total:
+            new = (total,)
+        text = f"({t.name}[{_dims(new)}]) {x.text}"
+    else:
+        k = draw(st.integers(0, rank))
+        new = shape[:k] + (1,) + shape[k:]
+        text = f"{x.text}[{', '.join(['newaxis' if j == k else ':' for j in range(rank + 1)])}]"
+    v = b.fresh("y")
+    b.line(f"{t.name} {v}[{_dims(new)}] = {text};")
+    b.features.append(f"permute:{form}")
+    b.store(replace(x, text=v, shape=new, taint=None))
+
+
+def frag_device_function(b: Builder) -> None:
+    """A ``__device__`` function taking tiles and a scalar and returning a tile (or a scalar
+    with control flow), called from the kernel."""
+    draw = b.draw
+    shape = draw(shapes(max_rank=2, max_elems=256))
+    rs = b.ranges(shape)
+    t = draw(st.sampled_from([C.F32, C.I32, C.F16, C.I16]))
+    xs = [b.load(shape, t, rs, style=draw(st.sampled_from(["plain", "ternary"]))) for _ in range(2)]
+    fname = b.fresh("dev")
+    params = [Ex("u", t, shape, xs[0].lo, xs[0].hi), Ex("w", t, shape, xs[1].lo, xs[1].hi),
+              Ex("s", C.I32, (), -3, 3)]
+    x = ExprGen(draw, params).expr(shape, draw(st.integers(1, 3)))
+    body = f"  {x.ty.name} res[{_dims(shape)}] = {x.text};\n  return res;"
+    if draw(st.booleans()):
+        body = f"  if (s > 0) {{\n    {x.ty.name} res[{_dims(shape)}] = {x.text};\n    return res;\n  }}\n  return w;"
+        y = convert(params[1], x.ty)
+        if y is None:
+            return
+        x = replace(x, lo=min(x.lo, y.lo), hi=max(x.hi, y.hi), err=max(x.err, y.err))
+    b.device_fns.append(f"__device__ {x.ty.name}[{_dims(shape)}] {fname}({t.name} u[{_dims(shape)}], "
+                        f"{t.name} w[{_dims(shape)}], int s) {{\n{body}\n}}\n")
+    sval = draw(st.integers(-3, 3))
+    v = b.fresh("d")
+    b.line(f"{x.ty.name} {v}[{_dims(shape)}] = {fname}({xs[0].text}, {xs[1].text}, {b.int_value(sval)});")
+    b.features.append("device_function")
+    b.store(replace(x, text=v, shape=shape), rs=rs)
+
+
+def frag_barrier(b: Builder) -> None:
+    """A store, ``__debug_barrier()`` and a reload of the same memory in another order."""
+    draw = b.draw
+    L = draw(st.sampled_from([32, 64, 128, 256]))
+    t = draw(st.sampled_from([C.F32, C.I32, C.F16]))
+    r = b.fresh("r")
+    b.line(f"int {r}[{L}] = 0 ... {L};")
+    x = b.load((L,), t, [r], style="plain")
+    buf = b.buffer(t, L * b.instances, ("poison",), "exact", prefix="BUF")
+    b.line(f"*({buf} + pid * {L} + {r}) = {x.text};")
+    b.line("__debug_barrier();")
+    y = b.fresh("y")
+    shift = draw(st.sampled_from([1, 7, L // 2]))
+    b.line(f"{t.name} {y}[{L}] = *({buf} + pid * {L} + ({L - 1} - {r} + {shift}) % {L});")
+    b.features.append("debug_barrier")
+    b.store(Ex(y, t, (L,), x.lo, x.hi), rs=[r])
+
+
+#: Fragment generators by name; a program draws one to three of them.
+FRAGMENTS = {
+    "elementwise": frag_elementwise,
+    "reduce": frag_reduce,
+    "dot": frag_dot,
+    "attention": frag_attention,
+    "bmm": frag_bmm,
+    "loop": frag_loop,
+    "atomics": frag_atomics,
+    "permute": frag_permute,
+    "device_function": frag_device_function,
+    "barrier": frag_barrier,
+}
+
+
+#: How often each fragment is drawn, relative to the others (default 1): the ones that reach
+#: the most of the compiler (layouts, reductions, tensor cores, shared memory) more often.
+WEIGHTS = {"elementwise": 3, "reduce": 4, "dot": 4, "permute": 2, "loop": 2}
+
+
+@st.composite
+def options(draw):
+    """Random compile options (issue 11: num_warps 1-16, num_stages 1-5, arch, specialisation)."""
+    return {"num_warps": draw(st.sampled_from([1, 2, 4, 8, 16])), "num_stages": draw(st.integers(1, 5)),
+            "arch": draw(st.sampled_from(ARCHS)), "specialize": draw(st.booleans()),
+            "allow_tf32": draw(st.booleans())}
+
+
+@st.composite
+def programs(draw, fragments: tuple[str, ...] | None = None, archs: tuple[str, ...] = ARCHS):
+    """A :class:`~tritonc.fuzz.program.Program`: a kernel of one to three fragments (from
+    ``fragments``, default all of :data:`FRAGMENTS`), a grid of one to four program instances
+    (1-D or 2-D), random options and an input seed."""
+    opts = draw(options())
+    opts["arch"] = draw(st.sampled_from(archs))
+    grid = draw(st.sampled_from([(1,), (2,), (3,), (4,), (2, 2), (1, 3)]))
+    b = Builder(draw, grid)
+    b.tf32 = opts["allow_tf32"]
+    b.options = opts
+    b.spec16 = opts["specialize"] and draw(st.booleans())
+    names = fragments or tuple(n for n in FRAGMENTS for _ in range(WEIGHTS.get(n, 1)))
+    for _ in range(draw(st.integers(1, 3))):
+        name = draw(st.sampled_from(names))
+        b.line("{")
+        start = len(b.lines)
+        FRAGMENTS[name](b)
+        b.lines[start:] = ["  " + s for s in b.lines[start:]]
+        b.line("}")
+    if not any(isinstance(p, Buffer) and p.check for p in b.params):
+        out = b.buffer(C.I32, b.instances, ("poison",), "exact", prefix="OUT")
+        b.line(f"*({out} + pid) = pid;")
+    pid = ("get_program_id(0)" if len(grid) == 1 else
+           "get_program_id(0) * get_num_programs(1) + get_program_id(1)")
+    sig = ", ".join(f"{p.ctype} *{p.name}" if isinstance(p, Buffer) else f"{p.ctype} {p.name}" for p in b.params)
+    src = "".join(b.device_fns) + f"__global__ void fuzz({sig}) {{\n    int pid = {pid};\n" + "\n".join(b.lines) + "\n}\n"
+    seed = draw(st.integers(0, 2 ** 31 - 1))
+    return Program(src, "fuzz", b.params, grid, opts, sorted(set(b.features)), seed)
