@@ -315,7 +315,7 @@ class ExprGen:
         rel = APPROX if t == C.F32 else 2.0 ** -50
         x_err = a.err + (0.0 if a.ty.is_float or a.mag <= t.exact_int_limit else _round_err(t, a.mag))
         if fn == "exp":
-            if a.hi > 10:
+            if a.hi > 10 or x_err > 50:  # exp of an operand known only to +-50: no useful bound
                 return None
             hi = math.exp(a.hi)
             e = hi * math.expm1(x_err) + rel * hi + t.underflow
