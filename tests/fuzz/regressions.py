@@ -51,4 +51,39 @@ __global__ void fuzz(half *X5, int s6, int s7, half *X10, int s11, int s12, floa
          features=["dot:epilogue-bias", "dot:half", "dot:wgmma-shape", "load:plain"],
          seed=0),
      None),
+    ("simulator_wide_srem",
+     "the SIMT simulator (an executor, not the compiler) divided 64-bit signed integers in float64: "
+     "x % 4 of a 62-bit x came out -112",
+     Program(
+         source="""\
+__global__ void fuzz(int n3, long *X5, int s6, int n9, bool *X11, int s12, long *OUT15) {
+    int pid = get_program_id(0);
+    {
+      int r1[1] = 0 ... 1;
+      int r2[1] = 0 ... 1;
+      bool m4[1, 1] = r1[:, newaxis] < n3;
+      long *p7[1] = X5 + pid * 1 + r2 * s6;
+      bool m10[1] = r2 < n9;
+      long x8[1] = m10 ? *p7 : 0;
+      bool *p13[1] = X11 + pid * 1 + r2 * s12;
+      bool x14[1] = *p13;
+      *(OUT15 + pid * 1 + r1[:, newaxis] * 1 + r2[newaxis, :] * 1) = (x8[newaxis, :] % ((3 & 7) + 1));
+    }
+}
+""",
+         kernel="fuzz",
+         params=[
+             Scalar(name="n3", ctype="int", value=1),
+             Buffer(name="X5", ctype="long", size=1, init=("grid", -4611686018427387903, 4611686018427387903, 1),
+                    check=None),
+             Scalar(name="s6", ctype="int", value=1),
+             Scalar(name="n9", ctype="int", value=1),
+             Buffer(name="X11", ctype="bool", size=1, init=("grid", 0, 1, 1), check=None),
+             Scalar(name="s12", ctype="int", value=1),
+             Buffer(name="OUT15", ctype="long", size=1, init=("poison",), check="exact")],
+         grid=(1,),
+         options={"num_warps": 1, "num_stages": 1, "arch": "sm_80", "specialize": False, "allow_tf32": False},
+         features=["elementwise", "load:plain", "load:ternary", "newaxis"],
+         seed=0),
+     None),
 ]

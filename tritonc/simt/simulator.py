@@ -405,7 +405,8 @@ class Simulator:
         else:
             sa, sb = _signed(a, w), _signed(b, w)
             sb1 = np.where(sb == 0, 1, sb)
-            q = np.trunc(sa / sb1).astype(np.int64)
+            q = sa // sb1  # exact integer division (a float quotient loses bits above 2^53),
+            q = q + ((sa % sb1 != 0) & ((sa < 0) != (sb1 < 0)))  # rounded toward zero as in LLVM
             r = q if op == "sdiv" else sa - q * sb1
         return _wrap(np.asarray(r).astype(np.uint64).view(np.int64) if np.asarray(r).dtype == np.uint64 else r, w)
 
