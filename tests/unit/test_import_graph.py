@@ -38,10 +38,9 @@ LAYERS = {
 }
 
 
-#: Private names imported across modules that are someone else's to fix: ``_Lazy`` is the
-#: frontend's (another piece of work is restructuring ``frontend/irgen*.py``). Each entry is
-#: ``(importing module, imported module, name)``; the test fails when one is no longer used.
-KNOWN_PRIVATE_IMPORTS = {("tritonc.frontend.irgen", "tritonc.frontend.irgen_expr", "_Lazy")}
+#: Private names imported across modules that are someone else's to fix: none left. Each entry
+#: is ``(importing module, imported module, name)``; the test fails when one is no longer used.
+KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = set()
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from tritonc.diagnostics import DiagnosticSink, recursion_headroom
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import BOOL, CType, convert_const, wrap_int
 from tritonc.frontend.irgen_calls import CallLowering
-from tritonc.frontend.irgen_expr import ExprLowering, _Lazy, cmpi_predicate
+from tritonc.frontend.irgen_expr import ExprLowering, LazyConstant, cmpi_predicate
 from tritonc.frontend.sema import analyze
 from tritonc.frontend.sema_info import FuncInfo, SemaResult, Symbol, has_effects, has_loads
 from tritonc.ir.builder import Builder
@@ -86,7 +86,7 @@ class IRGen(ExprLowering, CallLowering):
         self.sema = sema
         self.module = Module(attrs={"num_warps": num_warps})
         self.b = Builder()
-        self.env: dict[Symbol, Value | _Lazy] = {}
+        self.env: dict[Symbol, Value | LazyConstant] = {}
         self.loop: _Loop | None = None
         self.ret_flag: Symbol | None = None
         self.ret_val: Symbol | None = None
@@ -112,11 +112,11 @@ class IRGen(ExprLowering, CallLowering):
         # a return under an 'if' on a tile (element-wise instance) is taken per element
         flag_type = BOOL.with_shape(f.ew_shape) if f.masked_return else BOOL
         self.ret_flag = Symbol("ret", flag_type, "flag")
-        self.env[self.ret_flag] = _Lazy(0, flag_type)
+        self.env[self.ret_flag] = LazyConstant(0, flag_type)
         self.ret_val = None
         if not f.result.is_void:
             self.ret_val = Symbol("retval", f.result, "flag")
-            self.env[self.ret_val] = _Lazy(0, f.result)
+            self.env[self.ret_val] = LazyConstant(0, f.result)
         self.fn_body = f.node.body
         self.b.at_end(fn.body.block)
         self.b.loc = f.node.loc
@@ -216,7 +216,7 @@ class IRGen(ExprLowering, CallLowering):
             if sym is None or sym not in self.env:
                 continue
             v = self.env[sym]
-            if isinstance(v, _Lazy):
+            if isinstance(v, LazyConstant):
                 if v.value:
                     return True
                 continue
@@ -259,7 +259,7 @@ class IRGen(ExprLowering, CallLowering):
         for kind in kinds:
             sym = self.flag(kind)
             if sym is not None and sym in self.env:
-                self.env[sym] = _Lazy(0, BOOL)
+                self.env[sym] = LazyConstant(0, BOOL)
         fn(*args)
         return []
 
@@ -283,7 +283,7 @@ class IRGen(ExprLowering, CallLowering):
             elif isinstance(s, (ast.While, ast.DoWhile)):
                 self.while_loop(s)
             elif isinstance(s, (ast.Break, ast.Continue)):
-                self.env[self.flag("break" if isinstance(s, ast.Break) else "continue")] = _Lazy(1, BOOL)
+                self.env[self.flag("break" if isinstance(s, ast.Break) else "continue")] = LazyConstant(1, BOOL)
             elif isinstance(s, ast.Return):
                 if self.demand is not None:  # under an 'if' on a tile: in the demanded elements only
                     shape = self.ret_flag.type.shape
@@ -295,7 +295,7 @@ class IRGen(ExprLowering, CallLowering):
                     return
                 if s.value is not None:
                     self.set_var(self.ret_val, self.coerce(s.value, self.ret_val.type))
-                self.env[self.ret_flag] = _Lazy(1, self.ret_flag.type)
+                self.env[self.ret_flag] = LazyConstant(1, self.ret_flag.type)
             elif isinstance(s, ast.Predicated):
                 mask_t = self.info(s.mask).type
                 self.pending_pred = (self.coerce(s.mask, BOOL.with_shape(mask_t.shape)), mask_t.shape)
@@ -310,7 +310,7 @@ class IRGen(ExprLowering, CallLowering):
     def declarator(self, d: ast.Declarator) -> None:
         sym = self.sema.decls[id(d)]
         if d.init is None:
-            self.env[sym] = _Lazy(0, sym.type)
+            self.env[sym] = LazyConstant(0, sym.type)
         else:
             self.set_var(sym, self.coerce(d.init, sym.type))
 
@@ -431,7 +431,7 @@ class IRGen(ExprLowering, CallLowering):
         for x, a in zip(syms, body.args[1:]):
             self.env[x] = a
         with self.b.insertion(body):
-            self.env[self.loop.cont] = _Lazy(0, BOOL)
+            self.env[self.loop.cont] = LazyConstant(0, BOOL)
             self.block([s.body])
             if final is not None:
                 with self.b.location(s.step.loc):
@@ -464,7 +464,7 @@ class IRGen(ExprLowering, CallLowering):
                     Symbol("cont", BOOL, "flag") if "continue" in jumps else None)
         saved_loop, self.loop = self.loop, ctx
         if ctx.brk is not None:
-            self.env[ctx.brk] = _Lazy(0, BOOL)
+            self.env[ctx.brk] = LazyConstant(0, BOOL)
         syms = self.carried([cond, s.body, step])
         types = [x.type.ir() for x in syms]
         names = [x.name for x in syms]
@@ -478,7 +478,7 @@ class IRGen(ExprLowering, CallLowering):
                 self.env[x] = a
             with self.b.insertion(block):
                 if ctx.cont is not None:
-                    self.env[ctx.cont] = _Lazy(0, BOOL)
+                    self.env[ctx.cont] = LazyConstant(0, BOOL)
                 if isinstance(s, ast.DoWhile):
                     if block is before:
                         self.block([s.body])

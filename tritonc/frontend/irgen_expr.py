@@ -60,7 +60,7 @@ def reduce_combine(op: str, t: CType) -> str:
 
 
 @dataclass
-class _Lazy:
+class LazyConstant:
     """A constant binding not yet materialised (uninitialised variables, control flags)."""
 
     value: int
@@ -93,7 +93,7 @@ class ExprLowering(DemandLowering):
         v = float(value) if t.is_float else ir_int_value(int(value), t.base)
         return self.b.constant(v, t.ir())
 
-    def materialize(self, lazy: _Lazy) -> Value:
+    def materialize(self, lazy: LazyConstant) -> Value:
         t = lazy.type
         if t.is_pointer:
             null = self.emit("tt.int_to_ptr", [self.b.constant(0, I64)], t.element.ir())
@@ -102,7 +102,7 @@ class ExprLowering(DemandLowering):
 
     def read(self, sym: Symbol) -> Value:
         v = self.env[sym]
-        return self.materialize(v) if isinstance(v, _Lazy) else v
+        return self.materialize(v) if isinstance(v, LazyConstant) else v
 
     def set_var(self, sym: Symbol, v: Value) -> None:
         """Bind ``sym`` to ``v``, naming ``v`` after the variable and recording ``__multipleof``."""
