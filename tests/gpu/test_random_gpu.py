@@ -12,40 +12,21 @@ torch or triton.
 """
 from __future__ import annotations
 
+
 import importlib.util
-import itertools
 
 import numpy as np
 import pytest
 
+from gpu_helpers import gpu_arch, launcher  # tests/gpu is on sys.path
 from tritonc.driver import Compilation
 from tritonc.interpreter import run_function
 from tritonc.options import CompileOptions
 
 
-def _gpu_arch() -> str | None:
-    """The sm_XX of device 0 when a GPU and driver are usable, else None."""
-    try:
-        from cuda.bindings import driver
-
-        (err,) = driver.cuInit(0)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None
-        err, count = driver.cuDeviceGetCount()
-        if err != driver.CUresult.CUDA_SUCCESS or count < 1:
-            return None
-        attr = driver.CUdevice_attribute
-        _, major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)
-        _, minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)
-        return f"sm_{major}{minor}"
-    except Exception:
-        return None
-
-
-GPU_ARCH = _gpu_arch()
+GPU_ARCH = gpu_arch()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(GPU_ARCH is None, reason="no NVIDIA GPU and driver")]
 
-_count = itertools.count()
 
 SRC = """
 __global__ void k(unsigned int *I, float *U, float *N, long seed, int base, int n) {
@@ -85,11 +66,6 @@ def triton_kernel():
     return tl_random
 
 
-def launcher(comp: Compilation):
-    name = f"random_gpu_launcher_{next(_count)}"
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
-    exec(compile(comp.python_module, name, "exec"), module.__dict__)
-    return module
 
 
 def scaled_error(got: np.ndarray, want: np.ndarray) -> np.ndarray:

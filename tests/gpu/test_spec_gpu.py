@@ -15,8 +15,8 @@ ml_dtypes, lark, pcpp, llvmlite, cuda-python (cuda.core) and torch.
 """
 from __future__ import annotations
 
+
 import importlib.util
-import itertools
 import sys
 from pathlib import Path
 
@@ -29,6 +29,7 @@ if str(SPEC_DIR) not in sys.path:
 
 from spec_helpers import BF16, Rule, assert_close  # noqa: E402
 
+from gpu_helpers import gpu_arch, launcher  # tests/gpu is on sys.path
 from tritonc.driver import Compilation  # noqa: E402
 from tritonc.interpreter import run_function  # noqa: E402
 
@@ -36,26 +37,7 @@ SPEC_MODULES = ("test_s2_preprocessor", "test_s3_types", "test_s4_declarations",
                 "test_s6_statements", "test_s7_host", "test_s8_reference_examples")
 
 
-def _gpu_arch() -> str | None:
-    """The sm_XX of device 0 when a GPU and driver are usable, else None."""
-    try:
-        from cuda.bindings import driver
-
-        (err,) = driver.cuInit(0)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None
-        err, count = driver.cuDeviceGetCount()
-        if err != driver.CUresult.CUDA_SUCCESS or count < 1:
-            return None
-        attr = driver.CUdevice_attribute
-        _, major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)
-        _, minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)
-        return f"sm_{major}{minor}"
-    except Exception:
-        return None
-
-
-GPU_ARCH = _gpu_arch()
+GPU_ARCH = gpu_arch()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(GPU_ARCH is None, reason="no NVIDIA GPU and driver")]
 
 
@@ -115,15 +97,8 @@ def to_host(torch, tensor, like: np.ndarray) -> np.ndarray:
 _FLOAT_TOL = {np.dtype(np.float16): 4e-3, np.dtype(BF16): 1.6e-2, np.dtype(np.float32): 2e-6,
               np.dtype(np.float64): 1e-13}
 
-_count = itertools.count()
 
 
-def launcher(comp: Compilation):
-    """The generated Python module of ``comp``, executed as a fresh module."""
-    name = f"spec_gpu_launcher_{next(_count)}"
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
-    exec(compile(comp.python_module, name, "exec"), module.__dict__)
-    return module
 
 
 @pytest.mark.parametrize("rule", RULES)
