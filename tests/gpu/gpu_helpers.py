@@ -24,6 +24,14 @@ def gpu_arch() -> str | None:
         _, minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)
         return f"sm_{major}{minor}"
     except Exception:
+        try:  # no cuda-python driver bindings: ask torch
+            import torch
+
+            if torch.cuda.is_available():
+                major, minor = torch.cuda.get_device_capability(0)
+                return f"sm_{major}{minor}"
+        except Exception:
+            pass
         return None
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gpu_helpers import gpu_arch  # tests/gpu is on sys.path
 from tritonc.codegen.cubin import assemble_ptx
 from tritonc.codegen.target import llvm_to_ptx
 from tritonc.target import ARCHS, Target
@@ -33,34 +34,7 @@ HERE = Path(__file__).parent
 DATA = HERE.parent / "codegen" / "data"
 
 
-def _gpu_arch() -> str | None:
-    """The sm_XX of device 0 when a GPU and driver are usable, else None."""
-    try:
-        from cuda.bindings import driver
-
-        (err,) = driver.cuInit(0)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None
-        err, count = driver.cuDeviceGetCount()
-        if err != driver.CUresult.CUDA_SUCCESS or count < 1:
-            return None
-        attr = driver.CUdevice_attribute
-        _, major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)
-        _, minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)
-        return f"sm_{major}{minor}"
-    except Exception:
-        try:
-            import torch
-
-            if torch.cuda.is_available():
-                major, minor = torch.cuda.get_device_capability(0)
-                return f"sm_{major}{minor}"
-        except Exception:
-            pass
-        return None
-
-
-GPU_ARCH = _gpu_arch()
+GPU_ARCH = gpu_arch()
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(GPU_ARCH is None, reason="no NVIDIA GPU and driver"),
