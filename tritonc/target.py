@@ -9,8 +9,8 @@ Target from ``--arch`` and passes it down.
 Sources of the numbers: the CUDA C++ Programming Guide, "Technical Specifications per Compute
 Capability" (shared memory per SM and per block, registers per SM and per thread, the 1 KiB
 of shared memory the system reserves per CTA); the PTX ISA (9.7.14 mma, 9.7.15 wgmma: the
-``sm_90a`` requirement); ``codegen-facts`` of the NVPTX back end for the triple and datalayout
-(``--nvptx-short-ptr``: shared, const and local pointers are 32 bits).
+``sm_90a`` requirement); LLVM's NVPTX back end ("User Guide for NVPTX") for the triple and
+datalayout (``--nvptx-short-ptr``: shared, const and local pointers are 32 bits).
 """
 from __future__ import annotations
 

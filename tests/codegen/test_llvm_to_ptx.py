@@ -1,4 +1,4 @@
-"""tritonc.codegen.target: Target, llvm_to_ptx and its two LLVM traps (codegen-facts.md §0)."""
+"""tritonc.codegen.target: Target, llvm_to_ptx and its two LLVM traps (module docstring of tritonc/codegen/target.py)."""
 from __future__ import annotations
 
 import re
@@ -126,7 +126,7 @@ def test_verify_error_is_internal_error(isolate):
 @pytest.mark.parametrize("isolate", [True, False])
 def test_unknown_intrinsic_becomes_extern_and_is_rejected(isolate):
     # A wrong mma name (the real one ends in .f32.f32): LLVM does not know it, verify()
-    # passes, and NVPTX emits '.extern .func llvm.nvvm....' (codegen-facts §0, trap 1).
+    # passes, and NVPTX emits '.extern .func llvm.nvvm....' (trap 1).
     ir = kernel_calling("declare void @llvm.nvvm.bogus.intrinsic(i32)",
                         "call void @llvm.nvvm.bogus.intrinsic(i32 1)")
     with pytest.raises(InternalCompilerError, match=r"'llvm\.nvvm\.bogus\.intrinsic'"):

@@ -1,5 +1,5 @@
 """Layout math of the tensor-core layouts (mma v2 accumulator, dot operands) and of swizzled
-shared memory, checked against the PTX fragment definitions (codegen-facts §2) by brute force."""
+shared memory, checked against the PTX fragment definitions (PTX ISA 9.7.14.5.14) by brute force."""
 from __future__ import annotations
 
 import numpy as np

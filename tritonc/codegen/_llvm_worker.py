@@ -4,10 +4,10 @@ This file is deliberately self-contained (it imports nothing from ``tritonc``) s
 ``tritonc.codegen.target`` can run it as a separate process with ``python -P <this file>``:
 LLVM calls ``abort()`` on the *whole process* when instruction selection meets an intrinsic
 the chosen ``cpu``/PTX version cannot do (``LLVM ERROR: Cannot select: intrinsic ...``;
-codegen-facts.md §0, failure mode 2). Run in a worker, such an abort kills only the worker,
+failure mode 2 of ``tritonc/codegen/target.py``). Run in a worker, such an abort kills only the worker,
 and the parent turns LLVM's stderr into an ``InternalCompilerError``.
 
-The recipe (codegen-facts.md §0): ``initialize_all_targets()`` + ``initialize_all_asmprinters()``
+The recipe: ``initialize_all_targets()`` + ``initialize_all_asmprinters()``
 once, ``--nvptx-short-ptr`` set before any target machine is created, a target machine
 ``cpu=sm_XX features=+ptxNN``, ``parse_assembly`` + ``verify``, the new pass manager's
 ``default<O{level}>`` module pipeline, ``emit_assembly``.

@@ -4,7 +4,8 @@ The Target (an ``sm_XX`` architecture and a PTX ISA version, the ``+ptxNN`` LLVM
 is defined in the bottom layer, :mod:`tritonc.target`. :func:`llvm_to_ptx` turns LLVM IR
 text (from ``tritonc.codegen.llvm``) into PTX text with llvmlite's NVPTX back end.
 
-Conventions and their sources (``shared/research/codegen-facts.md`` §0, §5):
+Conventions (LLVM's "User Guide for NVPTX", the PTX ISA's release notes, and what
+ptxas 13.0 and nvJitLink 13.x accept, checked when the back end was written):
 
 * triple ``nvptx64-nvidia-cuda``; ``--nvptx-short-ptr`` so shared/const/local pointers are
   32 bits, which fixes the datalayout to :data:`DATALAYOUT`;
@@ -13,7 +14,7 @@ Conventions and their sources (``shared/research/codegen-facts.md`` §0, §5):
   (``+ptx80`` .. ``+ptx88`` and ``+ptx90`` all assemble; LLVM 22 does not know ``+ptx89``);
 * Hopper-only instructions (wgmma, setmaxnreg) need ``sm_90a``.
 
-Two LLVM failure modes are designed around (codegen-facts §0):
+Two LLVM failure modes are designed around:
 
 1. An unknown ``llvm.nvvm.*`` name passes ``verify()`` and comes out as ``.extern .func``;
    :func:`llvm_to_ptx` rejects any PTX that calls an external function, naming it.

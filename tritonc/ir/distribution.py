@@ -25,7 +25,7 @@ Model (Triton's ``BlockedEncodingAttr``, TritonGPU dialect; legacy ``scanline_la
   index 0 along that dimension; threads that differ only along ``dim`` hold replicas.
   Slices nest; the innermost parent is blocked, mma or dot-operand.
 * An :class:`~tritonc.ir.layouts.MmaLayout` (version 2, ``mma.sync.m16n8kK``) of a 2-D tile
-  ``[M, N]`` is the accumulator fragment (codegen-facts §2): warps form a
+  ``[M, N]`` is the accumulator fragment (PTX ISA 9.7.14.5.14): warps form a
   ``warps_per_cta = [WM, WN]`` grid, warp ``w`` at ``(wm, wn) = ((w // WN) % WM, w % WN)``
   (row-major); with ``g = lane // 4``, ``t = lane % 4`` the thread's base is
   ``(16 wm + g, 8 wn + 2 t)``; the warp tile is ``16 x 8`` and the CTA tile

@@ -23,7 +23,7 @@ Conventions, with their sources:
   C width with ``float16``/``bfloat16`` passed as their bits in ``uint16_t`` (spec §7).
 * ``num_warps * 32`` threads along x, the kernel's dynamic shared memory at each launch,
   ``cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`` at load when it is
-  above 48 KiB (Triton's practice, codegen-facts.md §1).
+  above 48 KiB (Triton's practice; CUDA driver API, cuFuncSetAttribute).
 * Lazy load on first launch, one module per CUDA context: loaded modules are kept in a
   small table keyed by ``cuCtxGetId`` (unique for the process lifetime, so a destroyed
   context whose handle is reused never finds a stale module). Triton's template loads once

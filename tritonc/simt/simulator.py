@@ -15,7 +15,7 @@ once (a value is an array over threads), so the warp-collective instructions (``
   of the CTA is an error;
 * ``cp.async`` is modelled as a copy that lands at the ``cp.async.wait_group`` that covers its
   group (reads of its bytes before that see the old contents), so a missing wait is seen;
-* ``ldmatrix``/``stmatrix``/``mma`` follow the PTX ISA fragment definitions (codegen-facts §2);
+* ``ldmatrix``/``stmatrix``/``mma`` follow the PTX ISA fragment definitions (9.7.14.5.14-15);
   mma products are computed in float64 and rounded once to the accumulator type;
 * the f32 math intrinsics (``ex2.approx``, ``mul.rm``, ``div.full``, ``rsqrt.approx``,
   ``sin.approx``, ``cos.approx``) are computed in float64 and rounded once to f32 (the

@@ -6,7 +6,7 @@ eligible dot has an :class:`~tritonc.ir.layouts.MmaLayout` accumulator and resul
 :class:`~tritonc.ir.layouts.DotOperandLayout` operands read from swizzled shared memory;
 everything else is unchanged. Preserves: nothing.
 
-Eligible (Triton's ``AccelerateMatmul.cpp`` for mma v2; codegen-facts §2): a 2-D ``tt.dot``
+Eligible (Triton's ``AccelerateMatmul.cpp`` for mma v2; PTX ISA 9.7.14.5.14): a 2-D ``tt.dot``
 ``[M, K] @ [K, N] + [M, N]`` with ``M`` a multiple of 16 and ``N`` of 8, and operands/accumulator
 
 * ``f16`` / ``f16`` / ``f32`` and ``bf16`` / ``bf16`` / ``f32``: ``m16n8k16``, ``K % 16 == 0``;

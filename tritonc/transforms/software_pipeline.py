@@ -5,7 +5,7 @@ ttg.local_alloc -> ttg.local_load``). Postconditions: every pipelinable ``scf.fo
 dot operands ``num_stages - 1`` iterations ahead with ``cp.async`` into a ring of
 ``num_stages`` shared buffers per operand. Preserves: nothing. ``num_stages < 2`` disables it.
 
-This is codegen-facts §4's recommendation (modern Triton's pipeliner without the modulo
+This follows modern Triton's pipeliner (without the modulo
 scheduler). With ``S = num_stages``, for a loop ``for iv in [lb, ub) step st``::
 
     ring_x = ttg.local_alloc : !ttg.memdesc<T[S, ...]>            (one per pipelined load x)

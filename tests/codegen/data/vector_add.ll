@@ -1,5 +1,5 @@
 ; Test fixture: z[i] = x[i] + y[i] for i < n, one element per thread, i = ctaid.x * ntid.x + tid.x.
-; Hand-written in the style of shared/research/codegen-snippets/01_basics.ll.
+; Hand-written.
 ; The triple and datalayout are left out on purpose: tritonc.codegen.target sets them.
 
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()

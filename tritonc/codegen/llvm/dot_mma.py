@@ -1,4 +1,4 @@
-"""``tt.dot`` on tensor cores: ``mma.sync.aligned.m16n8kK`` (PTX ISA 9.7.14.5.14; codegen-facts §2).
+"""``tt.dot`` on tensor cores: ``mma.sync.aligned.m16n8kK`` (PTX ISA 9.7.14.5.14).
 
 Applies when the accumulator has an :class:`~tritonc.ir.layouts.MmaLayout` (version 2) and
 ``a``/``b`` have the matching :class:`~tritonc.ir.layouts.DotOperandLayout` (set by

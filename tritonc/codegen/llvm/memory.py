@@ -46,7 +46,7 @@
 * ``tt.load`` without a mask: an LLVM ``load <vec x T>, align vec*bytes`` (a scalar ``load``
   for ``vec = 1``); LLVM itself selects ``ld.global.nc`` for pointers derived from
   ``noalias readonly`` parameters. With a mask: one predicated inline-asm load per access,
-  Triton's form (codegen-facts §1, masked load (c))::
+  Triton's form (its masked load through inline asm)::
 
       mov.b32 $0, $5; ... mov.b32 $3, $8;              // `other` (0 without one)
       @$4 ld.global[.nc].v4.b32 { $0, $1, $2, $3 }, [ $4 + 0 ];

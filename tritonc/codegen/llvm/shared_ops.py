@@ -23,7 +23,7 @@ thread at compile time, :func:`vector_groups`). Replicated registers write from 
 canonical copy only.
 
 Dot operands (``ttg.local_load`` into a :class:`~tritonc.ir.layouts.DotOperandLayout`) are
-read with ``ldmatrix`` (PTX ISA 9.7.14.5.15; codegen-facts §2) when the buffer allows it
+read with ``ldmatrix`` (PTX ISA 9.7.14.5.15) when the buffer allows it
 (:func:`ldmatrix_mode`): ``.x4`` gives one A fragment (``a0..a3``) or the B fragments of two
 ``n8`` tiles; ``.trans`` when the buffer is contiguous along M (A) or N (B) (16-bit elements
 only); lane ``l`` points at row ``l % 8`` of matrix ``l // 8``. A ``local_load`` whose only
