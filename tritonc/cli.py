@@ -106,7 +106,7 @@ def _prestart_llvm() -> None:
     prestart_worker()
 
 
-def _cache_key(comp, options, sources, warps_list, stages_list, verbose) -> str | None:
+def _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage=False) -> str | None:
     """The compile cache's key for this run (tritonc/cache.py), or None when the source does not
     preprocess (the compilation then reports the error; errors are never cached)."""
     import re
@@ -127,7 +127,8 @@ def _cache_key(comp, options, sources, warps_list, stages_list, verbose) -> str 
         except CompileError:
             return None
     return cache_key(comp.text, preprocessed, options,
-                     {"num_warps": warps_list, "num_stages": stages_list, "verbose": verbose})
+                     {"num_warps": warps_list, "num_stages": stages_list, "verbose": verbose,
+                      "resource_usage": resource_usage})
 
 
 def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
@@ -221,11 +222,16 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
               help="Also compile each kernel for 16-byte-aligned pointers and integers divisible by 16; "
                    "launchers run that variant when the arguments allow. Default: on when a cubin, header "
                    "or py is emitted (--specialize also shows it in IR and PTX outputs).")
+@click.option("--resource-usage", is_flag=True,
+              help="Print each kernel's registers, barriers, shared memory, stack frame and spill bytes "
+                   "(nvJitLink's or ptxas's report) to stderr, one line per kernel and variant.")
+@click.option("-lineinfo", "--lineinfo", "lineinfo", is_flag=True,
+              help="Emit .file/.loc line information mapping the PTX and SASS to .tri lines (profilers).")
 @depfile.click_options
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
             no_cache, verbose, arch, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
-            print_ir_after_all, time_passes, print_analysis, specialize, **make_deps):
+            print_ir_after_all, time_passes, print_analysis, specialize, resource_usage, lineinfo, **make_deps):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -277,7 +283,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen)
+        specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     from .variants import has_variants
@@ -305,7 +311,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         key = None
         no_cache = no_cache or bool(os.environ.get("TRITONC_NO_CACHE"))
         if not no_cache and not (print_after or print_ir_after_all or time_passes or print_analysis):
-            key = _cache_key(comp, options, sources, warps_list, stages_list, verbose)
+            key = _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage)
         if key is not None:
             from .cache import CompileCache
 
@@ -326,13 +332,16 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 if verbose:
                     printed.append(build.explain())
                 printed += build.warnings
+                if resource_usage:
+                    printed += build.resource_usage_report()
             else:
                 results = {kind: comp.emit(kind) for kind in kinds}
                 if time_passes:
                     click.echo(comp.timer.report(), err=True, nl=False)
                 if verbose:
                     printed.append(_explain_choice(comp))
-                printed += [sources.render(w) for w in comp.diag.warnings]
+                report = comp.resource_usage_report() if resource_usage else []
+                printed += [sources.render(w) for w in comp.diag.warnings] + report
             for line in printed:
                 click.echo(line, err=True)
             if key is not None:

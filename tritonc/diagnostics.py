@@ -230,6 +230,8 @@ WARNING_FLAGS: dict[str, str] = {
     "readonly-store": "a store or atomic writes through a pointer declared __readonly (the store is kept "
                       "and the promise is not used for that pointer)",
     "cpp": "a #warning directive",
+    "spill": "a kernel spills registers to local memory (nvJitLink's or ptxas's report; --resource-usage "
+             "shows the bytes)",
     "output-suffix": "an output file's suffix names another output kind than the one written to it "
                      "('-o k.ptx --emit=cubin')",
 }

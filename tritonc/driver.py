@@ -579,14 +579,37 @@ class Compilation:
             return llvm_to_ptx(llir, self.target)
 
     @cached_property
-    def cubin(self) -> bytes:
-        from .codegen.cubin import ptx_to_cubin
+    def assembled(self):
+        """The launchers' PTX assembled for the target: a
+        :class:`~tritonc.codegen.cubin.AssembledPTX` (cubin, the assembler's log and each
+        kernel's :class:`~tritonc.codegen.cubin.ResourceUsage`). A kernel that spills registers
+        is reported once with ``-Wspill``, at its definition."""
+        from .codegen.cubin import assemble_ptx
 
         if self.launch_compilation is not self:
-            return self.launch_compilation.cubin
+            return self.launch_compilation.assembled
         ptx = self.ptx
         with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
-            return ptx_to_cubin(ptx, self.target, use_ptxas=self.options.use_ptxas)
+            result = assemble_ptx(ptx, self.target, use_ptxas=self.options.use_ptxas)
+        warn_spills(result.resources, self._frontend, self.diag)
+        return result
+
+    @property
+    def cubin(self) -> bytes:
+        return self.assembled.cubin
+
+    @property
+    def resources(self) -> dict:
+        """Per-kernel :class:`~tritonc.codegen.cubin.ResourceUsage` of the cubin, by symbol
+        (specialised variants ``K__spec16`` included)."""
+        return dict(self.assembled.resources)
+
+    def resource_usage_report(self) -> list[str]:
+        """``--resource-usage``'s lines for this compilation's cubin (:func:`format_resource_usage`)."""
+        launch = self.launch_compilation
+        resources = launch.resources
+        dynamic = {name: k.shared_bytes for name, k in launch.lowered.kernels.items()}
+        return format_resource_usage(resources, self.target.arch, dynamic)
 
     @cached_property
     def kernels(self):
@@ -639,6 +662,49 @@ class Compilation:
         if kind == "py":
             return self.python_module
         raise ValueError(f"unknown output kind {kind!r}")
+
+
+def _source_kernel(symbol: str, module: Module):
+    """The kernel of ``module`` that PTX symbol ``symbol`` comes from (its specialised variant
+    ``K__spec16`` or a variant suffix included), or ``None``."""
+    best = None
+    for f in module.functions:
+        if f.kind == "kernel" and (symbol == f.name or symbol.startswith(f.name + "__")):
+            if best is None or len(f.name) > len(best.name):
+                best = f
+    return best
+
+
+def warn_spills(resources: dict, module: Module, diag: DiagnosticSink) -> None:
+    """``-Wspill``: one warning per kernel symbol of ``resources`` (symbol ->
+    :class:`~tritonc.codegen.cubin.ResourceUsage`) that spills registers to local memory,
+    located at the kernel's definition in ``module`` (the frontend's tt IR)."""
+    for name, u in sorted(resources.items()):
+        if not u.spills:
+            continue
+        f = _source_kernel(name, module)
+        diag.warn("spill", f"kernel '{name}' spills registers: {u.spill_store_bytes} bytes spill stores, "
+                           f"{u.spill_load_bytes} bytes spill loads per thread ({u.registers} registers)",
+                  f.loc if f is not None else None)
+
+
+def format_resource_usage(resources: dict, arch: str, dynamic_shared: dict | None = None,
+                          variant: str = "") -> list[str]:
+    """``--resource-usage``: one line per kernel symbol, as nvcc's ``--resource-usage``
+    (ptxas ``-v``) reports it: registers, barriers, static shared memory, stack frame (local
+    memory) and spill stores/loads, all from the assembler's report (``resources``: symbol ->
+    :class:`~tritonc.codegen.cubin.ResourceUsage`). Stack and spill bytes are per thread;
+    shared memory per CTA: the static shared memory of the report, plus the dynamic shared
+    memory the launchers pass (``dynamic_shared``: symbol -> bytes), when given. ``variant``
+    (``" (variant v1: TM=64)"``) follows the kernel's name."""
+    lines = []
+    for name, u in sorted(resources.items()):
+        dyn = (dynamic_shared or {}).get(name)
+        smem = f"{u.shared_bytes} bytes smem" + (f" + {dyn} bytes dynamic smem" if dyn is not None else "")
+        lines.append(f"tritonc info: kernel '{name}'{variant} for '{arch}': Used {u.registers} registers, "
+                     f"used {u.barriers} barriers, {smem}, {u.stack_bytes} bytes stack frame, "
+                     f"{u.spill_store_bytes} bytes spill stores, {u.spill_load_bytes} bytes spill loads")
+    return lines
 
 
 def compile_to_ttir(source_or_path: str | Path, *, kernel: str | None = None, defines: dict | None = None,

@@ -150,6 +150,8 @@ class CompileOptions:
             (``transforms/specialize.py``). ``None`` (default): only in what the launchers use
             (``cubin``, ``kernels``, header, Python module), IR outputs stay generic; ``True``:
             everywhere, IR and PTX included (``--specialize``); ``False``: never (``--no-specialize``).
+        lineinfo: emit ``.file`` / ``.loc`` line information in the PTX (``-lineinfo``), from
+            each op's source location, for profilers and compute-sanitizer.
         codegen: the code generator's switches (``-f`` flags).
     """
 
@@ -168,6 +170,7 @@ class CompileOptions:
     hint: dict[str, int] = field(default_factory=dict)
     grid: str | None = None
     kernel_suffix: str = ""
+    lineinfo: bool = False
     codegen: CodegenOptions = field(default_factory=CodegenOptions)
 
     @property

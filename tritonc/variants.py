@@ -190,6 +190,8 @@ class VariantBuild:
             raise CompileError(f"every variant was pruned: {reasons}")
         self.survivors = live
         self.cubin = linked.cubin
+        #: per-kernel resource usage of the linked cubin, by symbol (``matmul__v1``)
+        self.resources = dict(linked.resources)
         self.default = self._rank_default()
         self._make_kernels()
         return self
@@ -246,6 +248,22 @@ class VariantBuild:
     @property
     def warnings(self) -> list[str]:
         return self.survivors[self.default].warnings if self.survivors else []
+
+    def resource_usage_report(self) -> list[str]:
+        """``--resource-usage``: one line per kernel symbol of each surviving variant
+        (:func:`tritonc.driver.format_resource_usage`), the variant's parameters after its name."""
+        from .driver import format_resource_usage
+
+        lines = []
+        for r in self.survivors:
+            dynamic = {}
+            for d in r.kernels:
+                dynamic[d["signature"].name] = d["shared_bytes"]
+                dynamic.update({v.name: v.shared_bytes for v in d["variants"]})
+            mine = {k: u for k, u in self.resources.items() if k in dynamic}
+            lines += format_resource_usage(mine, self.options.arch, dynamic,
+                                           f" (variant v{r.spec.index}: {r.spec.describe()})")
+        return lines
 
     def explain(self) -> str:
         """Lines for ``-v``: every variant, what it compiled with or why it was pruned."""
