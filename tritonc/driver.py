@@ -520,6 +520,9 @@ class Compilation:
         from .ir.parser import parse_module
 
         self._require_kernel()
+        from .analysis.tile_budget import check_tile_budget
+
+        check_tile_budget(self._frontend, self.num_warps)  # before the long part of the compile
         # A copy through the text (the tt module stays as it was): the ttg IR then names its
         # values as the printed tt IR does (clone_module would keep the name hints, and the
         # printer would number them differently).
