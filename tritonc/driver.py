@@ -527,6 +527,8 @@ class Compilation:
         # values as the printed tt IR does (clone_module would keep the name hints, and the
         # printer would number them differently).
         module = parse_module(print_module(self.ttir))
+        if self.options.lineinfo:  # the text has no locations: bring them over for the line table
+            copy_locations(self.ttir, module)
         module.attrs["num_warps"] = self.num_warps
         with self.timer("ttg passes"):
             run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
@@ -562,7 +564,7 @@ class Compilation:
         with self.timer("lowering to LLVM IR"):
             from .codegen.llvm import lower_module
 
-            return lower_module(ttgir, self.target, self.options.codegen)
+            return lower_module(ttgir, self.target, self.options.codegen, lineinfo=self.options.lineinfo)
 
     @property
     def llir(self) -> str:
@@ -593,7 +595,8 @@ class Compilation:
             return self.launch_compilation.assembled
         ptx = self.ptx
         with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
-            result = assemble_ptx(ptx, self.target, use_ptxas=self.options.use_ptxas)
+            result = assemble_ptx(ptx, self.target, use_ptxas=self.options.use_ptxas,
+                                  extra_options=("-lineinfo",) if self.options.lineinfo else ())
         warn_spills(result.resources, self._frontend, self.diag)
         return result
 
@@ -665,6 +668,27 @@ class Compilation:
         if kind == "py":
             return self.python_module
         raise ValueError(f"unknown output kind {kind!r}")
+
+
+def copy_locations(source: Module, copy: Module) -> None:
+    """Give the functions and ops of ``copy`` (``source`` printed and parsed again, which drops
+    source locations) the locations of ``source``'s, pairing them in walk order.
+
+    Raises:
+        InternalCompilerError: the two modules do not have the same functions and ops.
+    """
+    from .diagnostics import InternalCompilerError
+
+    pairs = list(zip(source.functions, copy.functions))
+    ops_a = [op for f, _ in pairs for op in f.walk()]
+    ops_b = [op for _, g in pairs for op in g.walk()]
+    if len(source.functions) != len(copy.functions) or len(ops_a) != len(ops_b) \
+            or any(a.name != b.name for a, b in zip(ops_a, ops_b)):
+        raise InternalCompilerError("-lineinfo: the printed and parsed tile IR does not match the original")
+    for f, g in pairs:
+        g.loc = f.loc
+    for a, b in zip(ops_a, ops_b):
+        b.loc = a.loc
 
 
 def _source_kernel(symbol: str, module: Module):

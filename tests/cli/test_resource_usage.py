@@ -104,3 +104,4 @@ def test_spill_warning_as_error(in_tmp):
     assert run.status == 1 and not (in_tmp / "big.cubin").exists()
     assert re.match(r"big\.tri:1:17: error: kernel 'big(__spec16)?' spills registers: .* \[-Wspill\]$",
                     run.err_lines[0])
+

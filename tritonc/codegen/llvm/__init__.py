@@ -22,6 +22,7 @@ from tritonc.options import CodegenOptions
 from tritonc.target import Target
 
 from . import atomics, control_flow, convert, dot, elementwise, math_ops, memory, philox, reduce, shared_ops, tile_ops  # noqa: F401
+from .debug_info import LineInfo
 from .lowering import I8, SPTR, KernelInfo, KernelLowering, ParamInfo, uses_wgmma
 
 __all__ = ["lower_module", "LoweredModule", "KernelInfo", "ParamInfo"]
@@ -35,9 +36,12 @@ class LoweredModule:
     kernels: dict[str, KernelInfo] = field(default_factory=dict)
 
 
-def lower_module(module: Module, target: Target, options: CodegenOptions | None = None) -> LoweredModule:
+def lower_module(module: Module, target: Target, options: CodegenOptions | None = None, *,
+                 lineinfo: bool = False) -> LoweredModule:
     """Lower every kernel of a ttg module (after ``assign-layouts``) to one LLVM module for
     ``target``, with the code generator's switches ``options`` (default: the defaults).
+    ``lineinfo``: attach debug locations from the ops' source locations, so the PTX gets
+    ``.file`` / ``.loc`` directives (:mod:`tritonc.codegen.llvm.debug_info`).
 
     Device functions (``kind == "device"``) are skipped: they must have been inlined.
 
@@ -54,8 +58,12 @@ def lower_module(module: Module, target: Target, options: CodegenOptions | None 
     smem.align = WGMMA_ALIGNMENT if any(uses_wgmma(f) for f in module.functions) else 16
     smem.type = SPTR  # an opaque `ptr addrspace(3)` (llvmlite would print a typed pointer)
     kernels: dict[str, KernelInfo] = {}
+    line_info = None
+    if lineinfo:
+        main = next((f.loc.file for f in module.functions if f.kind == "kernel" and f.loc is not None), "<source>")
+        line_info = LineInfo(llmod, main)
     for f in module.functions:
         if f.kind != "kernel":
             continue
-        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target, options).build()
+        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target, options, line_info).build()
     return LoweredModule(str(llmod), kernels)

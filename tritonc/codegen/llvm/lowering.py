@@ -255,8 +255,11 @@ class KernelLowering:
     with the code generator's switches ``options``."""
 
     def __init__(self, module: ir.Module, smem: ir.GlobalVariable, f: Function, num_warps: int, target: Target,
-                 options: CodegenOptions | None = None):
+                 options: CodegenOptions | None = None, line_info=None):
         self.module = module
+        #: ``-lineinfo``: the module's :class:`~tritonc.codegen.llvm.debug_info.LineInfo`, or None
+        self.line_info = line_info
+        self.lines = None
         self.smem = smem
         self.f = f
         self.num_warps = num_warps
@@ -422,6 +425,9 @@ class KernelLowering:
         handler = HANDLERS.get(op.name)
         if handler is None:
             raise InternalCompilerError(f"lowering of '{op.name}' to LLVM is not implemented")
+        if self.lines is not None and op.loc is not None:
+            # -lineinfo: every instruction this op's handler emits carries its source position
+            self.b.debug_metadata = self.lines.location(op.loc)
         handler(self, op)
 
     def build(self) -> KernelInfo:
@@ -436,6 +442,8 @@ class KernelLowering:
             self.params.append(ParamInfo(arg.name or f"arg{len(self.params)}", t, str(lt), dict(attrs)))
         self.fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), f.name)
         self.fn.calling_convention = "ptx_kernel"
+        if self.line_info is not None:
+            self.lines = self.line_info.subprogram(self.fn, f.name, f.loc)
         set.add(self.fn.attributes, f'"nvvm.maxntid"="{self.num_threads}"')
         min_ctas = min_ctas_per_sm(f, self.num_warps, self.shared_bytes, self.dist, self.target, self.options)
         if min_ctas:
@@ -444,6 +452,8 @@ class KernelLowering:
         body = self.fn.append_basic_block("body")
         self.eb = ir.IRBuilder(entry)
         self.b = ir.IRBuilder(body)
+        if self.lines is not None and f.loc is not None:
+            self.eb.debug_metadata = self.b.debug_metadata = self.lines.location(f.loc)
         readonly = promised_readonly(f)
         for i, (arg, attrs, larg) in enumerate(zip(f.args, f.arg_attrs, self.fn.args)):
             larg.name = arg.name or ""
