@@ -151,6 +151,10 @@ class CompileOptions:
             (``cubin``, ``kernels``, header, Python module), IR outputs stay generic; ``True``:
             everywhere, IR and PTX included (``--specialize``); ``False``: never (``--no-specialize``).
         codegen: the code generator's switches (``-f`` flags).
+        symbol_prefix: the C header's ``--symbol-prefix``: every name it defines starts with it
+            (``tritonc.launcher.c_header.generate_c_header``); ``""``: the default names.
+        cpp_namespace: the C header's ``--cpp-namespace``: compiled as C++, its launchers are
+            declared in this namespace (``A`` or ``A::B``); ``None``: none.
     """
 
     defines: dict[str, str] = field(default_factory=dict)
@@ -169,6 +173,8 @@ class CompileOptions:
     grid: str | None = None
     kernel_suffix: str = ""
     codegen: CodegenOptions = field(default_factory=CodegenOptions)
+    symbol_prefix: str = ""
+    cpp_namespace: str | None = None
 
     @property
     def target(self) -> Target:

@@ -40,6 +40,12 @@ Conventions, with their sources:
 * A machine-readable ``// tritonc-kernel: {json}`` line per kernel, like Triton's
   ``// tt-linker:`` comment, and a do-not-edit banner without timestamps (ISPC, anchors §2).
 
+Names: with ``symbol_prefix`` ``P`` (``--symbol-prefix``) every name above and every file-scope
+name the header defines starts with ``P`` (macros with ``P`` in capitals), so two headers of
+one kernel built with different ``-D`` values share a program; with ``cpp_namespace``
+(``--cpp-namespace``) a C++ compilation declares the launchers and the kernel's data in that
+namespace.
+
 Everything is ``static``/``static inline``: the header may be included in several
 translation units; each keeps its own module table. The table is not locked: load (or make
 the first launch) in each context from one thread before launching from several threads.
@@ -48,6 +54,7 @@ when it is full, a launch in a new context returns ``CUDA_ERROR_OUT_OF_MEMORY``.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from tritonc.files import write_atomically
@@ -91,22 +98,64 @@ def _comment_safe(text: str) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text).replace("*/", "*\\/")
 
 
-def c_param_names(params: Sequence[KernelParam]) -> list[str]:
+def c_param_names(params: Sequence[KernelParam], prefix: str = "") -> list[str]:
     """The C names of ``params``: the Triton-C names, except that names that are C/C++
     keywords, standard types or the launcher's own parameters get a trailing ``_`` and names
-    in tritonc's ``tritonc_`` namespace get an ``arg_`` prefix (kept unique)."""
+    in tritonc's ``tritonc_`` namespace (or starting with the header's symbol ``prefix``) get an
+    ``arg_`` prefix (kept unique)."""
     taken: set[str] = set()
     names = []
     original = {p.name for p in params}
     for p in params:
         name = p.name
-        if name.startswith("tritonc_"):
+        if name.startswith("tritonc_") or (prefix and name.startswith(prefix)):
             name = "arg_" + name
         while name in _C_PARAM_RESERVED or name in taken or (name != p.name and name in original):
             name += "_"
         taken.add(name)
         names.append(name)
     return names
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_symbol_prefix(prefix: str) -> None:
+    """Raise ``ValueError`` unless ``prefix`` (``--symbol-prefix``) is empty or starts a C
+    identifier and is not in tritonc's own ``tritonc_`` namespace (any letter case)."""
+    if prefix and not _IDENTIFIER.fullmatch(prefix):
+        raise ValueError(f"symbol prefix '{prefix}' is not the start of a C identifier "
+                         "(letters, digits and '_', not starting with a digit)")
+    if prefix.lower().startswith("tritonc_"):
+        raise ValueError(f"symbol prefix '{prefix}': names starting with 'tritonc_' are reserved for the launcher")
+
+
+def check_cpp_namespace(namespace: str | None) -> list[str]:
+    """The names of ``namespace`` (``A::B`` -> ``["A", "B"]``; ``[]`` for ``None``); raise
+    ``ValueError`` unless each is a C++ identifier that is not a keyword."""
+    if namespace is None:
+        return []
+    names = namespace.split("::")
+    for name in names:
+        if not _IDENTIFIER.fullmatch(name) or name in C_RESERVED:
+            raise ValueError(f"C++ namespace '{namespace}': '{name}' is not an identifier")
+    return names
+
+
+def header_names(prefix: str) -> tuple[str, str]:
+    """``(type prefix, macro prefix)`` of a header with symbol prefix ``prefix``: the struct
+    and helper names start with the first (``tritonc_`` by default), the macros with the second
+    (the prefix in capitals, ``TRITONC_`` by default). The launch functions and each kernel's
+    ``_metadata`` are ``prefix + kernel name``; the header's private data
+    ``prefix + "tritonc_" + first kernel name``."""
+    tp = prefix or "tritonc_"
+    return tp, tp.upper()
+
+
+def _grid_names(line: str, prefix: str) -> str:
+    """A line of the declared-grid helpers (``tritonc.launcher.grid``) with ``prefix``'s names."""
+    tp, mp = header_names(prefix)
+    return line.replace("tritonc_grid_", f"{tp}grid_").replace("TRITONC_GRID_", f"{mp}GRID_")
 
 
 def _module_prefix(name: str) -> str:
@@ -191,7 +240,7 @@ def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> 
     return lines
 
 
-def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> list[str]:
+def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str, prefix: str = "") -> list[str]:
     """``K(stream, args...)``: computes the declared grid from the arguments (C arithmetic on
     long long, ``tritonc.launcher.grid``) and launches ``K_with_grid``; a grid dimension
     outside ``0..limit`` or a division by zero refuses the launch."""
@@ -206,14 +255,14 @@ def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> l
     lines = ["",
              f"/* {_comment_safe(k.signature.triton_c())}",
              f" * on its declared grid ({_comment_safe(grid_text(k.grid))}) */",
-             f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")",
+             f"static inline CUresult {prefix}{k.name}(" + ",\n        ".join(args) + ")",
              "{",
              "    int tritonc_bad = 0;",
              "    long long tritonc_grid[3];",
              "    static const long long tritonc_limit[3] = {2147483647LL, 65535LL, 65535LL};",
              "    int tritonc_axis;"]
     for axis, d in enumerate(dims):
-        lines.append(f"    tritonc_grid[{axis}] = {grid_c(d, names)};")
+        lines.append(f"    tritonc_grid[{axis}] = {_grid_names(grid_c(d, names), prefix)};")
     what = f"{k.name}: the declared grid divides by zero or shifts out of range"
     lines += ["    if (tritonc_bad) {",
               f"        {mod}_refused = {c_string_literal(what)};",
@@ -225,27 +274,28 @@ def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> l
               "            return CUDA_ERROR_INVALID_VALUE;",
               "        }",
               "    }",
-              f"    return {k.name}_with_grid(stream, (unsigned int)tritonc_grid[0], (unsigned int)tritonc_grid[1], "
+              f"    return {prefix}{k.name}_with_grid(stream, (unsigned int)tritonc_grid[0], (unsigned int)tritonc_grid[1], "
               "(unsigned int)tritonc_grid[2]" + "".join(f", {c}" for c in cnames) + ");",
               "}"]
     return lines
 
 
-def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list[str]:
+def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel], prefix: str = "") -> list[str]:
     """C for one :class:`Dispatcher`: ``K(...)`` launching the default variant, ``K_by_id(...,
     variant)``, ``K_num_variants()``, ``K_default_variant()``, ``K_variant_meta(i)`` (the
     variant's meta-parameters as text), ``K_variant_metadata(i)``, and ``K_load`` /
     ``K_unload`` / ``K_last_error`` of the shared module."""
     ks = [by_name[v] for v in d.variants]
     first = ks[0]
-    cnames = c_param_names(first.params)
+    cnames = c_param_names(first.params, prefix)
     declared = first.grid is not None
     args = ["CUstream stream"] + ([] if declared else ["unsigned int grid_x", "unsigned int grid_y",
                                                         "unsigned int grid_z"])
     for p, cname in zip(first.params, cnames):
         args.append(f"{'CUdeviceptr' if p.is_pointer else p.scalar_type.c_type} {cname}")
     call_args = ", ".join(["stream"] + ([] if declared else ["grid_x", "grid_y", "grid_z"]) + cnames)
-    n, name = len(ks), d.name
+    n, name = len(ks), prefix + d.name
+    tp = prefix or "tritonc_"
     metas = [" ".join(f"{k}={v}" for k, v in k.meta().items()) for k in ks]
     lines = ["", f"/* ---- {name}: {n} variants, default {d.default} ---- */", "",
              f"static inline unsigned int {name}_num_variants(void) {{ return {n}u; }}",
@@ -254,31 +304,32 @@ def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list[s
              f"static inline const char *{name}_variant_meta(unsigned int variant)", "{",
              f"    static const char *const metas[{n}] = {{" + ", ".join(c_string_literal(m) for m in metas) + "};",
              f"    return variant < {n}u ? metas[variant] : NULL;", "}",
-             f"static inline const struct tritonc_kernel_metadata *{name}_variant_metadata(unsigned int variant)",
+             f"static inline const struct {tp}kernel_metadata *{name}_variant_metadata(unsigned int variant)",
              "{"]
     for i, k in enumerate(ks):
-        lines.append(f"    if (variant == {i}u) return &{k.name}_metadata;")
+        lines.append(f"    if (variant == {i}u) return &{prefix}{k.name}_metadata;")
     lines += ["    return NULL;", "}",
-              f"static inline CUresult {name}_load(void) {{ return {ks[d.default].name}_load(); }}",
-              f"static inline CUresult {name}_unload(void) {{ return {ks[d.default].name}_unload(); }}",
-              f"static inline const char *{name}_last_error(void) {{ return {ks[d.default].name}_last_error(); }}",
+              f"static inline CUresult {name}_load(void) {{ return {prefix}{ks[d.default].name}_load(); }}",
+              f"static inline CUresult {name}_unload(void) {{ return {prefix}{ks[d.default].name}_unload(); }}",
+              f"static inline const char *{name}_last_error(void) {{ return {prefix}{ks[d.default].name}_last_error(); }}",
               "",
-              f"/* {_comment_safe(first.signature.triton_c().replace(first.name, name, 1))}: the default variant"
+              f"/* {_comment_safe(first.signature.triton_c().replace(first.name, d.name, 1))}: the default variant"
               + (" on its declared grid" if declared else "") + " */",
               f"static inline CUresult {name}(" + ",\n        ".join(args) + ")", "{",
-              f"    return {ks[d.default].name}({call_args});", "}", "",
+              f"    return {prefix}{ks[d.default].name}({call_args});", "}", "",
               f"/* Variant `variant` (0..{n - 1}) of {name}; CUDA_ERROR_INVALID_VALUE for another index. */",
               f"static inline CUresult {name}_by_id(" + ",\n        ".join(args + ["unsigned int variant"]) + ")",
               "{", "    switch (variant) {"]
     for i, k in enumerate(ks):
-        lines.append(f"    case {i}u: return {k.name}({call_args});")
+        lines.append(f"    case {i}u: return {prefix}{k.name}({call_args});")
     lines += ["    default: return CUDA_ERROR_INVALID_VALUE;", "    }", "}"]
     return lines
 
 
 def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                       header_name: str | None = None, command: str | None = None,
-                      dispatchers: Sequence[Dispatcher] = ()) -> str:
+                      dispatchers: Sequence[Dispatcher] = (), symbol_prefix: str = "",
+                      cpp_namespace: str | None = None) -> str:
     """Return the text of a header for ``kernels``, which must all come from one cubin.
 
     Args:
@@ -287,17 +338,29 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         command: the command line shown in the banner (omit it for byte-stable output).
         dispatchers: public names that launch one of several variants among ``kernels``
             (:class:`~tritonc.launcher.signature.Dispatcher`; ``tritonc.variants``).
+        symbol_prefix: ``P`` (``--symbol-prefix``): every name the header defines starts with it
+            (:func:`header_names`), so headers of one kernel built with different ``-D`` values
+            and prefixes can be included in one program. Default: the launch functions carry
+            the kernel's name and the rest starts with ``tritonc_`` / ``TRITONC_``.
+        cpp_namespace: ``NS`` or ``A::B`` (``--cpp-namespace``): compiled as C++, the launch
+            functions and the kernel's data are declared in this namespace (with C++ linkage);
+            compiled as C nothing changes.
 
     Raises:
-        ValueError: no kernels, kernels of different cubins/archs, colliding C names, or a
-            dispatcher naming a kernel that is not there or variants of different signatures.
+        ValueError: no kernels, kernels of different cubins/archs, colliding C names, a
+            dispatcher naming a kernel that is not there or variants of different signatures,
+            or a prefix / namespace that is not a C identifier (``check_symbol_prefix``).
     """
     if isinstance(kernels, CompiledKernel):
         kernels = [kernels]
     kernels = list(kernels)
     _check_kernels(kernels)
+    check_symbol_prefix(symbol_prefix)
+    namespaces = check_cpp_namespace(cpp_namespace)
     first = kernels[0]
-    mod = _module_prefix(first.name)
+    P = symbol_prefix
+    mod = P + _module_prefix(first.name)
+    tp, mp = header_names(P)
     nk = len(kernels)
     # The cubin functions, in table order: each kernel, then its variants.
     functions = [(f.name, f.shared_bytes) for k in kernels for f in (k, *k.variants)]
@@ -353,10 +416,10 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("")
 
     # ---- shared definitions (once per program, whichever tritonc header comes first)
-    emit("#ifndef TRITONC_KERNEL_METADATA_V1")
-    emit("#define TRITONC_KERNEL_METADATA_V1")
+    emit(f"#ifndef {mp}KERNEL_METADATA_V1")
+    emit(f"#define {mp}KERNEL_METADATA_V1")
     emit("/* Describes one compiled kernel; shared by every tritonc-generated header. */")
-    emit("struct tritonc_kernel_metadata {")
+    emit(f"struct {tp}kernel_metadata {{")
     emit("    const char *name;")
     emit("    const char *signature;     /* the Triton-C parameter list */")
     emit("    const char *arch;          /* sm_80, sm_86, sm_89, sm_90 or sm_90a */")
@@ -371,28 +434,34 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     if any(k.grid is not None for k in kernels):
         from .grid import c_helper_definitions
 
-        out.extend(c_helper_definitions())
+        out.extend(_grid_names(line, P) for line in c_helper_definitions())
         emit("")
-    emit("#ifndef TRITONC_MAX_CONTEXTS")
-    emit("#define TRITONC_MAX_CONTEXTS 16")
+    if namespaces:
+        emit("#ifdef __cplusplus")
+        emit('}  /* extern "C" */')
+        emit(" ".join(f"namespace {ns} {{" for ns in namespaces))
+        emit("#endif")
+        emit("")
+    emit(f"#ifndef {mp}MAX_CONTEXTS")
+    emit(f"#define {mp}MAX_CONTEXTS 16")
     emit("#endif")
-    emit("#ifndef TRITONC_ATTRIBUTES_V1")
-    emit("#define TRITONC_ATTRIBUTES_V1")
+    emit(f"#ifndef {mp}ATTRIBUTES_V1")
+    emit(f"#define {mp}ATTRIBUTES_V1")
     emit("#if defined(__GNUC__) || defined(__clang__)")
-    emit("#define TRITONC_UNUSED __attribute__((unused))")
-    emit("#define TRITONC_ALIGNED_16 __attribute__((aligned(16)))")
+    emit(f"#define {mp}UNUSED __attribute__((unused))")
+    emit(f"#define {mp}ALIGNED_16 __attribute__((aligned(16)))")
     emit("#elif defined(_MSC_VER)")
-    emit("#define TRITONC_UNUSED")
-    emit("#define TRITONC_ALIGNED_16 __declspec(align(16))")
+    emit(f"#define {mp}UNUSED")
+    emit(f"#define {mp}ALIGNED_16 __declspec(align(16))")
     emit("#else")
-    emit("#define TRITONC_UNUSED")
-    emit("#define TRITONC_ALIGNED_16")
+    emit(f"#define {mp}UNUSED")
+    emit(f"#define {mp}ALIGNED_16")
     emit("#endif")
     emit("#endif")
     emit("")
 
     # ---- the cubin and the per-context module table
-    emit(f"static const TRITONC_ALIGNED_16 unsigned char {mod}_cubin[{len(cubin)}] = {{")
+    emit(f"static const {mp}ALIGNED_16 unsigned char {mod}_cubin[{len(cubin)}] = {{")
     out.extend(_hex_array(cubin))
     emit("};")
     emit("")
@@ -402,7 +471,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("    CUmodule module;")
     emit(f"    CUfunction functions[{nf}];")
     emit("};")
-    emit(f"static struct {mod}_loaded {mod}_table[TRITONC_MAX_CONTEXTS];")
+    emit(f"static struct {mod}_loaded {mod}_table[{mp}MAX_CONTEXTS];")
     emit(f"static const char *{mod}_refused = NULL;")
     emit("")
     emit(f"static const char *const {mod}_names[{nf}] = {{"
@@ -427,7 +496,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("    if (context == NULL) return CUDA_ERROR_INVALID_CONTEXT;")
     emit("    err = cuCtxGetId(context, &id);")
     emit("    if (err != CUDA_SUCCESS) return err;")
-    emit("    for (i = 0; i < TRITONC_MAX_CONTEXTS; ++i) {")
+    emit(f"    for (i = 0; i < {mp}MAX_CONTEXTS; ++i) {{")
     emit(f"        if ({mod}_table[i].context_id == id) {{")
     emit(f"            *out = &{mod}_table[i];")
     emit("            return CUDA_SUCCESS;")
@@ -469,11 +538,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     # ---- per-kernel API
     index = 0  # the kernel's place in the function table
     for k in kernels:
-        cnames = c_param_names(k.params)
+        cnames = c_param_names(k.params, P)
         emit("")
         emit(f"/* ---- {k.name} ---- */")
         emit("")
-        emit(f"static const struct tritonc_kernel_metadata {k.name}_metadata TRITONC_UNUSED = {{")
+        emit(f"static const struct {tp}kernel_metadata {P}{k.name}_metadata {mp}UNUSED = {{")
         emit(f"    {c_string_literal(k.name)},")
         emit(f"    {c_string_literal(k.signature.triton_c())},")
         emit(f"    {c_string_literal(k.arch)},")
@@ -485,7 +554,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit("};")
         emit("")
         emit(f"/* Load the cubin into the current context now rather than at the first launch of {k.name}. */")
-        emit(f"static inline CUresult {k.name}_load(void)")
+        emit(f"static inline CUresult {P}{k.name}_load(void)")
         emit("{")
         emit(f"    struct {mod}_loaded *loaded = NULL;")
         emit(f"    return {mod}_find(1, &loaded);")
@@ -496,13 +565,13 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                  + ", ".join(o.name for o in kernels if o is not k) + "; the next launch reloads it). */")
         else:
             emit("/* Unload the cubin from the current context (the next launch reloads it). */")
-        emit(f"static inline CUresult {k.name}_unload(void)")
+        emit(f"static inline CUresult {P}{k.name}_unload(void)")
         emit("{")
         emit(f"    return {mod}_unload();")
         emit("}")
         emit("")
         emit("/* Why the last launch of a kernel of this header was refused (NULL if none was). */")
-        emit(f"static inline const char *{k.name}_last_error(void)")
+        emit(f"static inline const char *{P}{k.name}_last_error(void)")
         emit("{")
         emit(f"    return {mod}_refused;")
         emit("}")
@@ -511,7 +580,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         for p, cname in zip(k.params, cnames):
             ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
             args.append(f"{ctype} {cname}")
-        launch_name = k.name if k.grid is None else f"{k.name}_with_grid"
+        launch_name = P + (k.name if k.grid is None else f"{k.name}_with_grid")
         emit(f"/* {_comment_safe(k.signature.triton_c())} */")
         if k.grid is not None:
             emit("/* with an explicit grid (the declared one is computed by the function below) */")
@@ -546,17 +615,20 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
             emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
         emit("}")
         if k.grid is not None:
-            out.extend(_declared_grid_launcher(k, cnames, mod))
+            out.extend(_declared_grid_launcher(k, cnames, mod, P))
         index += 1 + len(k.variants)
 
     by_name = {k.name: k for k in kernels}
     for d in dispatchers:
         _check_dispatcher(d, by_name)
-        out.extend(_dispatcher_api(d, by_name))
+        out.extend(_dispatcher_api(d, by_name, P))
 
     emit("")
     emit("#ifdef __cplusplus")
-    emit('}  /* extern "C" */')
+    if namespaces:
+        emit(" ".join("}" for _ in namespaces) + f"  /* namespace {cpp_namespace} */")
+    else:
+        emit('}  /* extern "C" */')
     emit("#endif")
     return "\n".join(out) + "\n"
 
