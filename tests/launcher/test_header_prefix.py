@@ -54,6 +54,7 @@ def defined_names(text: str) -> set[str]:
     names = set(re.findall(r"^#define (\w+)", text, re.MULTILINE))
     names |= set(re.findall(r"^struct (\w+) \{", text, re.MULTILINE))
     names |= set(re.findall(r"^static [^(=;]*?\b(\w+)(?:\(|\[| =| \w+ =)", text, re.MULTILINE))
+    names |= set(re.findall(r"^\w+_(?:API|DATA) [^(=;]*?\b(\w+)(?:\(| \w+ =)", text, re.MULTILINE))
     return names
 
 

@@ -46,8 +46,12 @@ one kernel built with different ``-D`` values share a program; with ``cpp_namesp
 (``--cpp-namespace``) a C++ compilation declares the launchers and the kernel's data in that
 namespace.
 
-Everything is ``static``/``static inline``: the header may be included in several
-translation units; each keeps its own module table. The table is not locked: load (or make
+Linkage, stb-style: by default everything is ``static``/``static inline``: the header may be
+included in several translation units; each keeps its own cubin and module table. A program
+that wants one copy defines ``TRITONC_IMPLEMENTATION`` (or ``<P>IMPLEMENTATION``, ``P`` the
+symbol prefix in capitals) before including it in one file, which then defines the public
+functions and ``K_metadata`` with external linkage, and ``TRITONC_EXTERN`` (or ``<P>EXTERN``)
+in the others, which see only their declarations (:func:`_linkage_modes`). The table is not locked: load (or make
 the first launch) in each context from one thread before launching from several threads.
 Define ``TRITONC_MAX_CONTEXTS`` before including to change the table size (default 16);
 when it is full, a launch in a new context returns ``CUDA_ERROR_OUT_OF_MEMORY``.
@@ -461,6 +465,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("")
 
     # ---- the cubin and the per-context module table
+    defs_start = len(out)
     emit(f"static const {mp}ALIGNED_16 unsigned char {mod}_cubin[{len(cubin)}] = {{")
     out.extend(_hex_array(cubin))
     emit("};")
@@ -623,6 +628,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         _check_dispatcher(d, by_name)
         out.extend(_dispatcher_api(d, by_name, P))
 
+    out[defs_start:] = _linkage_modes(out[defs_start:], mod, mp)
     emit("")
     emit("#ifdef __cplusplus")
     if namespaces:
@@ -631,6 +637,68 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit('}  /* extern "C" */')
     emit("#endif")
     return "\n".join(out) + "\n"
+
+
+def _linkage_modes(lines: list[str], mod: str, mp: str) -> list[str]:
+    """Wrap the header's definitions (``lines``: the cubin, the module table and the launch
+    functions) in its three stb-style modes, chosen by the including file:
+
+    * ``<MP>IMPLEMENTATION`` or ``TRITONC_IMPLEMENTATION`` defined: this translation unit
+      defines the public functions and ``<kernel>_metadata`` with external linkage, and holds
+      the one copy of the cubin and module table of the program;
+    * else ``<MP>EXTERN`` or ``TRITONC_EXTERN`` defined: only their declarations;
+    * else (the default, as before): everything ``static``, the header is self-contained.
+
+    Public functions are those whose name does not start with ``mod`` (the private prefix)."""
+    tag = f"{mp}MODE_{mod}"
+    api, data = f"{tag}_API", f"{tag}_DATA"
+    body: list[str] = []
+    prototypes: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("static inline ") and not re.match(rf"static inline [^(]*\b{mod}_\w+\(", line):
+            signature = [line[len("static inline "):]]
+            if ") {" in line:  # a one-line function
+                head = signature[0][:signature[0].index(") {") + 1]
+                prototypes.append(head + ";")
+                body.append(f"{api} " + signature[0])
+                i += 1
+                continue
+            while not signature[-1].endswith(")"):
+                i += 1
+                signature.append(lines[i])
+            prototypes.append("\n".join(signature) + ";")
+            body.append(f"{api} " + signature[0])
+            body.extend(signature[1:])
+        elif re.fullmatch(r"static const struct \w+ \w+_metadata \w+ = \{", line):
+            decl = line[len("static "):-len(" = {")].replace(f" {mp}UNUSED", "")
+            prototypes.append(f"extern {decl};")
+            body.append(f"{data} " + line[len("static "):])
+        else:
+            body.append(line)
+        i += 1
+    return ["/* Linkage (docs/cli.md): define TRITONC_IMPLEMENTATION or " + mp + "IMPLEMENTATION before",
+            " * including this header in one file of a program, and TRITONC_EXTERN or " + mp + "EXTERN in",
+            " * the others, to keep one copy of the cubin; with neither, everything is static. */",
+            f"#if defined({mp}IMPLEMENTATION) || defined(TRITONC_IMPLEMENTATION)",
+            f"#define {tag} 2",
+            f"#elif defined({mp}EXTERN) || defined(TRITONC_EXTERN)",
+            f"#define {tag} 1",
+            "#else",
+            f"#define {tag} 0",
+            "#endif",
+            f"#if {tag} == 0",
+            f"#define {api} static inline",
+            f"#define {data} static",
+            "#else",
+            f"#define {api}",
+            f"#define {data}",
+            *prototypes,
+            "#endif",
+            f"#if {tag} != 1",
+            *body,
+            f"#endif /* {tag} != 1 */"]
 
 
 def _check_dispatcher(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> None:
