@@ -20,7 +20,8 @@ Conventions, with their sources:
   ``compile.h`` (old form, grid at run time); it returns a ``CUresult`` and never calls
   ``exit()`` (cli-launcher-anchors.md §1, takeaways 2-4).
 * Argument types: ``CUdeviceptr`` for pointers (64-bit device addresses), scalars at their
-  C width with ``float16``/``bfloat16`` passed as their bits in ``uint16_t`` (spec §7).
+  C width; ``float16``/``bfloat16`` as ``__half``/``__nv_bfloat16`` when C++ finds
+  ``cuda_fp16.h``/``cuda_bf16.h``, else as their bits in ``uint16_t`` (spec §7; ``c_arg_type``).
 * ``num_warps * 32`` threads along x, the kernel's dynamic shared memory at each launch,
   ``cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`` at load when it is
   above 48 KiB (Triton's practice; CUDA driver API, cuFuncSetAttribute).
@@ -158,6 +159,48 @@ def header_names(prefix: str) -> tuple[str, str]:
     return tp, tp.upper()
 
 
+def c_arg_type(p: KernelParam, prefix: str = "") -> str:
+    """The C type of the launcher's argument for ``p``: ``CUdeviceptr`` for a pointer,
+    ``<MP>FLOAT16`` / ``<MP>BFLOAT16`` for a ``float16`` / ``bfloat16`` scalar (``__half`` /
+    ``__nv_bfloat16`` where C++ finds ``cuda_fp16.h`` / ``cuda_bf16.h``, else their bits in
+    ``uint16_t``), else the scalar's C type (spec section 7)."""
+    if p.is_pointer:
+        return "CUdeviceptr"
+    _, mp = header_names(prefix)
+    if p.dtype == "float16":
+        return f"{mp}FLOAT16"
+    if p.dtype == "bfloat16":
+        return f"{mp}BFLOAT16"
+    return p.scalar_type.c_type
+
+
+def _half_types(mp: str) -> list[str]:
+    """Preprocessor lines defining ``<mp>FLOAT16`` and ``<mp>BFLOAT16``: CUDA's ``__half`` and
+    ``__nv_bfloat16`` (2-byte classes holding the bits) when compiled as C++ with
+    ``cuda_fp16.h`` / ``cuda_bf16.h`` on the include path (and the ``crt/`` headers they
+    include, which the nvidia-cuda-runtime wheel lacks) and ``<mp>NO_CUDA_FP16`` undefined;
+    otherwise ``uint16_t`` (C gets only ``__half_raw`` from those headers, no arithmetic type)."""
+    return [f"#ifndef {mp}HALF_TYPES_V1",
+            f"#define {mp}HALF_TYPES_V1",
+            f"#if defined(__cplusplus) && defined(__has_include) && !defined({mp}NO_CUDA_FP16)",
+            "#if __has_include(<cuda_fp16.h>) && __has_include(<crt/host_defines.h>)",
+            "#include <cuda_fp16.h>",
+            f"#define {mp}FLOAT16 __half",
+            "#endif",
+            "#if __has_include(<cuda_bf16.h>) && __has_include(<crt/host_defines.h>)",
+            "#include <cuda_bf16.h>",
+            f"#define {mp}BFLOAT16 __nv_bfloat16",
+            "#endif",
+            "#endif",
+            f"#ifndef {mp}FLOAT16",
+            f"#define {mp}FLOAT16 uint16_t /* the bits of a float16 */",
+            "#endif",
+            f"#ifndef {mp}BFLOAT16",
+            f"#define {mp}BFLOAT16 uint16_t /* the bits of a bfloat16 */",
+            "#endif",
+            "#endif"]
+
+
 def _grid_names(line: str, prefix: str) -> str:
     """A line of the declared-grid helpers (``tritonc.launcher.grid``) with ``prefix``'s names."""
     tp, mp = header_names(prefix)
@@ -255,8 +298,7 @@ def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str, pref
     names = {p.name: c for p, c in zip(k.params, cnames)}
     args = ["CUstream stream"]
     for p, cname in zip(k.params, cnames):
-        ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
-        args.append(f"{ctype} {cname}")
+        args.append(f"{c_arg_type(p, prefix)} {cname}")
     dims = list(k.grid) + [("int", 1)] * (3 - len(k.grid))
     lines = ["",
              f"/* {_comment_safe(k.signature.triton_c())}",
@@ -298,7 +340,7 @@ def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel], prefix: s
     args = ["CUstream stream"] + ([] if declared else ["unsigned int grid_x", "unsigned int grid_y",
                                                         "unsigned int grid_z"])
     for p, cname in zip(first.params, cnames):
-        args.append(f"{'CUdeviceptr' if p.is_pointer else p.scalar_type.c_type} {cname}")
+        args.append(f"{c_arg_type(p, prefix)} {cname}")
     call_args = ", ".join(["stream"] + ([] if declared else ["grid_x", "grid_y", "grid_z"]) + cnames)
     n, name = len(ks), prefix + d.name
     tp = prefix or "tritonc_"
@@ -417,6 +459,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("#else")
     emit("#include <pthread.h>")
     emit("#endif")
+    out.extend(_half_types(mp))
     emit("#ifndef __cplusplus")
     emit("#include <stdbool.h>")
     emit("#endif")
@@ -631,8 +674,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit("")
         args = ["CUstream stream", "unsigned int grid_x", "unsigned int grid_y", "unsigned int grid_z"]
         for p, cname in zip(k.params, cnames):
-            ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
-            args.append(f"{ctype} {cname}")
+            args.append(f"{c_arg_type(p, P)} {cname}")
         launch_name = P + (k.name if k.grid is None else f"{k.name}_with_grid")
         emit(f"/* {_comment_safe(k.signature.triton_c())} */")
         if k.grid is not None:
