@@ -23,7 +23,7 @@ What it does, and where the conventions come from (cli-launcher-anchors.md §5c/
   device when the kernel needs more than 48 KiB;
 * ``stream=None`` launches on torch's current stream when a torch tensor is among the
   arguments, else on the device's default stream;
-* a launch that finds no usable CUDA (no ``cuda.core``, no driver library, no GPU) raises the
+* a launch that finds no usable CUDA (no driver library, no GPU) raises the
   module's ``CUDAUnavailableError`` with one line of cause, not the loader's traceback;
   importing the module needs neither;
 * specialised variants (``K__spec16``, see ``tritonc/transforms/specialize.py``): after the
@@ -280,8 +280,8 @@ def _check_address(spec, param, address):
 
 
 class CUDAUnavailableError(RuntimeError):
-    """A launch found no usable CUDA: cuda-python (``cuda.core``) is not installed, the NVIDIA
-    driver library cannot be loaded, or there is no GPU. Raised by a launch (after the argument
+    """A launch found no usable CUDA: the NVIDIA driver library cannot be loaded or there is
+    no GPU (without cuda-python the launch raises ``ImportError``, as before). Raised by a launch (after the argument
     checks), never by importing the module; its message is one line naming the kernel and the
     cause, without the driver loader's traceback."""
 
@@ -371,7 +371,9 @@ class _CubinModule:
             core = self._cuda_core()
             device = core.Device(next(iter(devices)) if devices else None)
             device.set_current()
-        except Exception as e:  # ImportError, cuda.pathfinder's DynamicLibNotFoundError, CUDAError
+        except ImportError:  # no cuda-python: the module's one requirement besides numpy
+            raise
+        except Exception as e:  # cuda.pathfinder's DynamicLibNotFoundError, CUDAError (no GPU)
             raise CUDAUnavailableError(f"{name}(): no usable CUDA driver or GPU here "
                                        f"({_first_line(e)})") from None
         kernel = self._kernel(core, spec)

@@ -185,7 +185,7 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
             "Needs numpy and cuda-python (cuda.core) at run time; torch and CuPy are optional.",
             "Arguments are checked before any CUDA call: TypeError for a wrong kind or element",
             "type, ValueError for an out-of-range scalar or a broken __multipleof/__aligned promise.",
-            "Importing needs no GPU; a launch without a usable CUDA driver or GPU raises",
+            "Importing needs no GPU; a launch without a CUDA driver or a GPU raises",
             "CUDAUnavailableError (a RuntimeError) with a one-line message."]
     docstring = "\n".join(doc).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     emit(f'"""{docstring}\n"""')
