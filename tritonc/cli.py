@@ -227,11 +227,17 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
                    "(nvJitLink's or ptxas's report) to stderr, one line per kernel and variant.")
 @click.option("-lineinfo", "--lineinfo", "lineinfo", is_flag=True,
               help="Emit .file/.loc line information mapping the PTX and SASS to .tri lines (profilers).")
+@click.option("--symbol-prefix", default="", metavar="P",
+              help="Start every name the C header defines with P (launchers P<kernel>, types, macros), "
+                   "so headers of one kernel built with different -D can share a program.")
+@click.option("--cpp-namespace", default=None, metavar="NS",
+              help="Declare the C header's launchers in C++ namespace NS (A or A::B) when compiled as C++.")
 @depfile.click_options
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
             no_cache, verbose, arch, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
-            print_ir_after_all, time_passes, print_analysis, specialize, resource_usage, lineinfo, **make_deps):
+            print_ir_after_all, time_passes, print_analysis, specialize, resource_usage, lineinfo, symbol_prefix,
+            cpp_namespace, **make_deps):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -277,13 +283,22 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         if name in TTG_ANALYSES and set(paths) == {"ttir"}:
             raise click.BadParameter(f"'{name}' runs on the GPU tile IR, which --emit=ttir does not build; "
                                      "emit ttgir or a later kind", param_hint="--print-analysis")
+    from .launcher.c_header import check_cpp_namespace, check_symbol_prefix
+
+    for check, value, hint in ((check_symbol_prefix, symbol_prefix, "--symbol-prefix"),
+                               (check_cpp_namespace, cpp_namespace, "--cpp-namespace")):
+        try:
+            check(value)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint=hint) from None
     if specialize is None and any(k in ("cubin", "header", "py") for k in kinds):
         specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo)
+        specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo,
+        symbol_prefix=symbol_prefix, cpp_namespace=cpp_namespace)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     from .variants import has_variants

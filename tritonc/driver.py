@@ -631,7 +631,8 @@ class Compilation:
 
         kernels = self.kernels
         with self.timer("launchers"):
-            return generate_c_header(kernels)
+            return generate_c_header(kernels, symbol_prefix=self.options.symbol_prefix,
+                                     cpp_namespace=self.options.cpp_namespace)
 
     @property
     def python_module(self) -> str:

@@ -153,6 +153,10 @@ class CompileOptions:
         lineinfo: emit ``.file`` / ``.loc`` line information in the PTX (``-lineinfo``), from
             each op's source location, for profilers and compute-sanitizer.
         codegen: the code generator's switches (``-f`` flags).
+        symbol_prefix: the C header's ``--symbol-prefix``: every name it defines starts with it
+            (``tritonc.launcher.c_header.generate_c_header``); ``""``: the default names.
+        cpp_namespace: the C header's ``--cpp-namespace``: compiled as C++, its launchers are
+            declared in this namespace (``A`` or ``A::B``); ``None``: none.
     """
 
     defines: dict[str, str] = field(default_factory=dict)
@@ -172,6 +176,8 @@ class CompileOptions:
     kernel_suffix: str = ""
     lineinfo: bool = False
     codegen: CodegenOptions = field(default_factory=CodegenOptions)
+    symbol_prefix: str = ""
+    cpp_namespace: str | None = None
 
     @property
     def target(self) -> Target:

@@ -238,7 +238,9 @@ class VariantBuild:
         if kind == "header":
             from .launcher.c_header import generate_c_header
 
-            return generate_c_header(self.kernels, dispatchers=self.dispatchers)
+            return generate_c_header(self.kernels, dispatchers=self.dispatchers,
+                                     symbol_prefix=self.options.symbol_prefix,
+                                     cpp_namespace=self.options.cpp_namespace)
         if kind == "py":
             from .launcher.python_module import generate_python_module
 

@@ -307,7 +307,7 @@ def test_variants_into_one_header_and_module(in_tmp):
     run = ok(VECTOR_ADD, "--tune", "BLOCK=256,512", "--num-warps", "4,8", "--emit=header,py", "-o", "va", "-j", "2")
     header, module = Path("va.h").read_text(), Path("va.py").read_text()
     assert [d["name"] for d in parse_signature_lines(header)] == [f"vector_add__v{i}" for i in range(4)]
-    assert "static inline CUresult vector_add_by_id(" in header and "vector_add_num_variants(void)" in header
+    assert "CUresult vector_add_by_id(CUstream stream," in header and "vector_add_num_variants(void)" in header
     assert "_vector_add_variants = (vector_add__v0, vector_add__v1, vector_add__v2, vector_add__v3,)" in module
     assert run.stderr == ""
 

@@ -54,7 +54,7 @@ def test_all_scalar_types_header_compiles(tmp_path, scalar_args_kernel):
     text = generate_c_header(scalar_args_kernel)
     syntax_check(tmp_path, text)
     assert ("CUdeviceptr out, int8_t a, int16_t b, int32_t c, int64_t d, uint8_t e, uint16_t f, "
-            "uint32_t g, uint64_t h, uint16_t hf, uint16_t bf, float fl, double db, bool bo)"
+            "uint32_t g, uint64_t h, TRITONC_FLOAT16 hf, TRITONC_BFLOAT16 bf, float fl, double db, bool bo)"
             in " ".join(text.split()).replace("( ", "(").replace(" ,", ","))
 
 

@@ -133,7 +133,8 @@ def test_identity_changes_with_every_compile_option():
     assert artifact_identity(CompileOptions()) == key  # deterministic
     changes = {"tune": {"TM": [64]}, "kernel": "k", "num_warps": 8, "arch": "sm_80", "specialize": True,
                "codegen": CodegenOptions(wide_addresses=False), "num_stages": 4, "hint": {"M": 128},
-               "grid": "cdiv(M, 64)", "kernel_suffix": "__v1"}
+               "grid": "cdiv(M, 64)", "kernel_suffix": "__v1",
+               "symbol_prefix": "mm_", "cpp_namespace": "ns"}
     for f in dataclasses.fields(CompileOptions):
         value = changes[f.name] if f.name in changes else _changed(getattr(base, f.name))
         other = dataclasses.replace(base, **{f.name: value})

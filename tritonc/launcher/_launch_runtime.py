@@ -23,6 +23,9 @@ What it does, and where the conventions come from (cli-launcher-anchors.md §5c/
   device when the kernel needs more than 48 KiB;
 * ``stream=None`` launches on torch's current stream when a torch tensor is among the
   arguments, else on the device's default stream;
+* a launch that finds no usable CUDA (no driver library, no GPU) raises the
+  module's ``CUDAUnavailableError`` with one line of cause, not the loader's traceback;
+  importing the module needs neither;
 * specialised variants (``K__spec16``, see ``tritonc/transforms/specialize.py``): after the
   checks, the first variant whose every assumption holds (an address or integer argument is a
   multiple of ``m``) is launched instead of the kernel; each variant is loaded, checked and
@@ -276,6 +279,18 @@ def _check_address(spec, param, address):
                              f"{promise}({m}) promise (the address must be a multiple of {m} bytes)")
 
 
+class CUDAUnavailableError(RuntimeError):
+    """A launch found no usable CUDA: the NVIDIA driver library cannot be loaded or there is
+    no GPU (without cuda-python the launch raises ``ImportError``, as before). Raised by a launch (after the argument
+    checks), never by importing the module; its message is one line naming the kernel and the
+    cause, without the driver loader's traceback."""
+
+
+def _first_line(error):
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0].strip() if text else ''}".rstrip(": ")
+
+
 class _CubinModule:
     """The embedded cubin: loaded on the first launch, then shared by all devices."""
 
@@ -350,10 +365,17 @@ class _CubinModule:
         if 0 in dims:
             return
 
+        name = spec.name
         spec = spec.select(converted)
-        core = self._cuda_core()
-        device = core.Device(next(iter(devices)) if devices else None)
-        device.set_current()
+        try:  # the first CUDA calls: import cuda.core, load the driver library, pick the GPU
+            core = self._cuda_core()
+            device = core.Device(next(iter(devices)) if devices else None)
+            device.set_current()
+        except ImportError:  # no cuda-python: the module's one requirement besides numpy
+            raise
+        except Exception as e:  # cuda.pathfinder's DynamicLibNotFoundError, CUDAError (no GPU)
+            raise CUDAUnavailableError(f"{name}(): no usable CUDA driver or GPU here "
+                                       f"({_first_line(e)})") from None
         kernel = self._kernel(core, spec)
         if spec.shared_bytes > _SHARED_OPT_IN and (spec.name, device.device_id) not in self._shared_ready:
             self._raise_shared_limit(spec, kernel, device.device_id)

@@ -20,7 +20,8 @@ Conventions, with their sources:
   ``compile.h`` (old form, grid at run time); it returns a ``CUresult`` and never calls
   ``exit()`` (cli-launcher-anchors.md §1, takeaways 2-4).
 * Argument types: ``CUdeviceptr`` for pointers (64-bit device addresses), scalars at their
-  C width with ``float16``/``bfloat16`` passed as their bits in ``uint16_t`` (spec §7).
+  C width; ``float16``/``bfloat16`` as ``__half``/``__nv_bfloat16`` when C++ finds
+  ``cuda_fp16.h``/``cuda_bf16.h``, else as their bits in ``uint16_t`` (spec §7; ``c_arg_type``).
 * ``num_warps * 32`` threads along x, the kernel's dynamic shared memory at each launch,
   ``cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`` at load when it is
   above 48 KiB (Triton's practice; CUDA driver API, cuFuncSetAttribute).
@@ -40,14 +41,27 @@ Conventions, with their sources:
 * A machine-readable ``// tritonc-kernel: {json}`` line per kernel, like Triton's
   ``// tt-linker:`` comment, and a do-not-edit banner without timestamps (ISPC, anchors §2).
 
-Everything is ``static``/``static inline``: the header may be included in several
-translation units; each keeps its own module table. The table is not locked: load (or make
-the first launch) in each context from one thread before launching from several threads.
+Names: with ``symbol_prefix`` ``P`` (``--symbol-prefix``) every name above and every file-scope
+name the header defines starts with ``P`` (macros with ``P`` in capitals), so two headers of
+one kernel built with different ``-D`` values share a program; with ``cpp_namespace``
+(``--cpp-namespace``) a C++ compilation declares the launchers and the kernel's data in that
+namespace.
+
+Linkage, stb-style: by default everything is ``static``/``static inline``: the header may be
+included in several translation units; each keeps its own cubin and module table. A program
+that wants one copy defines ``TRITONC_IMPLEMENTATION`` (or ``<P>IMPLEMENTATION``, ``P`` the
+symbol prefix in capitals) before including it in one file, which then defines the public
+functions and ``K_metadata`` with external linkage, and ``TRITONC_EXTERN`` (or ``<P>EXTERN``)
+in the others, which see only their declarations (:func:`_linkage_modes`). A mutex (``pthread_mutex_t``, an ``SRWLOCK`` on Windows, both
+statically initialised, so no once-initialisation is needed) guards the table: threads that
+launch first at the same time load the module once; ``K_last_error`` is per thread. Unloading
+while another thread launches in the same context remains the caller's to avoid.
 Define ``TRITONC_MAX_CONTEXTS`` before including to change the table size (default 16);
 when it is full, a launch in a new context returns ``CUDA_ERROR_OUT_OF_MEMORY``.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from tritonc.files import write_atomically
@@ -91,22 +105,106 @@ def _comment_safe(text: str) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text).replace("*/", "*\\/")
 
 
-def c_param_names(params: Sequence[KernelParam]) -> list[str]:
+def c_param_names(params: Sequence[KernelParam], prefix: str = "") -> list[str]:
     """The C names of ``params``: the Triton-C names, except that names that are C/C++
     keywords, standard types or the launcher's own parameters get a trailing ``_`` and names
-    in tritonc's ``tritonc_`` namespace get an ``arg_`` prefix (kept unique)."""
+    in tritonc's ``tritonc_`` namespace (or starting with the header's symbol ``prefix``) get an
+    ``arg_`` prefix (kept unique)."""
     taken: set[str] = set()
     names = []
     original = {p.name for p in params}
     for p in params:
         name = p.name
-        if name.startswith("tritonc_"):
+        if name.startswith("tritonc_") or (prefix and name.startswith(prefix)):
             name = "arg_" + name
         while name in _C_PARAM_RESERVED or name in taken or (name != p.name and name in original):
             name += "_"
         taken.add(name)
         names.append(name)
     return names
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_symbol_prefix(prefix: str) -> None:
+    """Raise ``ValueError`` unless ``prefix`` (``--symbol-prefix``) is empty or starts a C
+    identifier and is not in tritonc's own ``tritonc_`` namespace (any letter case)."""
+    if prefix and not _IDENTIFIER.fullmatch(prefix):
+        raise ValueError(f"symbol prefix '{prefix}' is not the start of a C identifier "
+                         "(letters, digits and '_', not starting with a digit)")
+    if prefix.lower().startswith("tritonc_"):
+        raise ValueError(f"symbol prefix '{prefix}': names starting with 'tritonc_' are reserved for the launcher")
+
+
+def check_cpp_namespace(namespace: str | None) -> list[str]:
+    """The names of ``namespace`` (``A::B`` -> ``["A", "B"]``; ``[]`` for ``None``); raise
+    ``ValueError`` unless each is a C++ identifier that is not a keyword."""
+    if namespace is None:
+        return []
+    names = namespace.split("::")
+    for name in names:
+        if not _IDENTIFIER.fullmatch(name) or name in C_RESERVED:
+            raise ValueError(f"C++ namespace '{namespace}': '{name}' is not an identifier")
+    return names
+
+
+def header_names(prefix: str) -> tuple[str, str]:
+    """``(type prefix, macro prefix)`` of a header with symbol prefix ``prefix``: the struct
+    and helper names start with the first (``tritonc_`` by default), the macros with the second
+    (the prefix in capitals, ``TRITONC_`` by default). The launch functions and each kernel's
+    ``_metadata`` are ``prefix + kernel name``; the header's private data
+    ``prefix + "tritonc_" + first kernel name``."""
+    tp = prefix or "tritonc_"
+    return tp, tp.upper()
+
+
+def c_arg_type(p: KernelParam, prefix: str = "") -> str:
+    """The C type of the launcher's argument for ``p``: ``CUdeviceptr`` for a pointer,
+    ``<MP>FLOAT16`` / ``<MP>BFLOAT16`` for a ``float16`` / ``bfloat16`` scalar (``__half`` /
+    ``__nv_bfloat16`` where C++ finds ``cuda_fp16.h`` / ``cuda_bf16.h``, else their bits in
+    ``uint16_t``), else the scalar's C type (spec section 7)."""
+    if p.is_pointer:
+        return "CUdeviceptr"
+    _, mp = header_names(prefix)
+    if p.dtype == "float16":
+        return f"{mp}FLOAT16"
+    if p.dtype == "bfloat16":
+        return f"{mp}BFLOAT16"
+    return p.scalar_type.c_type
+
+
+def _half_types(mp: str) -> list[str]:
+    """Preprocessor lines defining ``<mp>FLOAT16`` and ``<mp>BFLOAT16``: CUDA's ``__half`` and
+    ``__nv_bfloat16`` (2-byte classes holding the bits) when compiled as C++ with
+    ``cuda_fp16.h`` / ``cuda_bf16.h`` on the include path (and the ``crt/`` headers they
+    include, which the nvidia-cuda-runtime wheel lacks) and ``<mp>NO_CUDA_FP16`` undefined;
+    otherwise ``uint16_t`` (C gets only ``__half_raw`` from those headers, no arithmetic type)."""
+    return [f"#ifndef {mp}HALF_TYPES_V1",
+            f"#define {mp}HALF_TYPES_V1",
+            f"#if defined(__cplusplus) && defined(__has_include) && !defined({mp}NO_CUDA_FP16)",
+            "#if __has_include(<cuda_fp16.h>) && __has_include(<crt/host_defines.h>)",
+            "#include <cuda_fp16.h>",
+            f"#define {mp}FLOAT16 __half",
+            "#endif",
+            "#if __has_include(<cuda_bf16.h>) && __has_include(<crt/host_defines.h>)",
+            "#include <cuda_bf16.h>",
+            f"#define {mp}BFLOAT16 __nv_bfloat16",
+            "#endif",
+            "#endif",
+            f"#ifndef {mp}FLOAT16",
+            f"#define {mp}FLOAT16 uint16_t /* the bits of a float16 */",
+            "#endif",
+            f"#ifndef {mp}BFLOAT16",
+            f"#define {mp}BFLOAT16 uint16_t /* the bits of a bfloat16 */",
+            "#endif",
+            "#endif"]
+
+
+def _grid_names(line: str, prefix: str) -> str:
+    """A line of the declared-grid helpers (``tritonc.launcher.grid``) with ``prefix``'s names."""
+    tp, mp = header_names(prefix)
+    return line.replace("tritonc_grid_", f"{tp}grid_").replace("TRITONC_GRID_", f"{mp}GRID_")
 
 
 def _module_prefix(name: str) -> str:
@@ -191,7 +289,7 @@ def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> 
     return lines
 
 
-def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> list[str]:
+def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str, prefix: str = "") -> list[str]:
     """``K(stream, args...)``: computes the declared grid from the arguments (C arithmetic on
     long long, ``tritonc.launcher.grid``) and launches ``K_with_grid``; a grid dimension
     outside ``0..limit`` or a division by zero refuses the launch."""
@@ -200,20 +298,19 @@ def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> l
     names = {p.name: c for p, c in zip(k.params, cnames)}
     args = ["CUstream stream"]
     for p, cname in zip(k.params, cnames):
-        ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
-        args.append(f"{ctype} {cname}")
+        args.append(f"{c_arg_type(p, prefix)} {cname}")
     dims = list(k.grid) + [("int", 1)] * (3 - len(k.grid))
     lines = ["",
              f"/* {_comment_safe(k.signature.triton_c())}",
              f" * on its declared grid ({_comment_safe(grid_text(k.grid))}) */",
-             f"static inline CUresult {k.name}(" + ",\n        ".join(args) + ")",
+             f"static inline CUresult {prefix}{k.name}(" + ",\n        ".join(args) + ")",
              "{",
              "    int tritonc_bad = 0;",
              "    long long tritonc_grid[3];",
              "    static const long long tritonc_limit[3] = {2147483647LL, 65535LL, 65535LL};",
              "    int tritonc_axis;"]
     for axis, d in enumerate(dims):
-        lines.append(f"    tritonc_grid[{axis}] = {grid_c(d, names)};")
+        lines.append(f"    tritonc_grid[{axis}] = {_grid_names(grid_c(d, names), prefix)};")
     what = f"{k.name}: the declared grid divides by zero or shifts out of range"
     lines += ["    if (tritonc_bad) {",
               f"        {mod}_refused = {c_string_literal(what)};",
@@ -225,27 +322,28 @@ def _declared_grid_launcher(k: CompiledKernel, cnames: list[str], mod: str) -> l
               "            return CUDA_ERROR_INVALID_VALUE;",
               "        }",
               "    }",
-              f"    return {k.name}_with_grid(stream, (unsigned int)tritonc_grid[0], (unsigned int)tritonc_grid[1], "
+              f"    return {prefix}{k.name}_with_grid(stream, (unsigned int)tritonc_grid[0], (unsigned int)tritonc_grid[1], "
               "(unsigned int)tritonc_grid[2]" + "".join(f", {c}" for c in cnames) + ");",
               "}"]
     return lines
 
 
-def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list[str]:
+def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel], prefix: str = "") -> list[str]:
     """C for one :class:`Dispatcher`: ``K(...)`` launching the default variant, ``K_by_id(...,
     variant)``, ``K_num_variants()``, ``K_default_variant()``, ``K_variant_meta(i)`` (the
     variant's meta-parameters as text), ``K_variant_metadata(i)``, and ``K_load`` /
     ``K_unload`` / ``K_last_error`` of the shared module."""
     ks = [by_name[v] for v in d.variants]
     first = ks[0]
-    cnames = c_param_names(first.params)
+    cnames = c_param_names(first.params, prefix)
     declared = first.grid is not None
     args = ["CUstream stream"] + ([] if declared else ["unsigned int grid_x", "unsigned int grid_y",
                                                         "unsigned int grid_z"])
     for p, cname in zip(first.params, cnames):
-        args.append(f"{'CUdeviceptr' if p.is_pointer else p.scalar_type.c_type} {cname}")
+        args.append(f"{c_arg_type(p, prefix)} {cname}")
     call_args = ", ".join(["stream"] + ([] if declared else ["grid_x", "grid_y", "grid_z"]) + cnames)
-    n, name = len(ks), d.name
+    n, name = len(ks), prefix + d.name
+    tp = prefix or "tritonc_"
     metas = [" ".join(f"{k}={v}" for k, v in k.meta().items()) for k in ks]
     lines = ["", f"/* ---- {name}: {n} variants, default {d.default} ---- */", "",
              f"static inline unsigned int {name}_num_variants(void) {{ return {n}u; }}",
@@ -254,31 +352,32 @@ def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list[s
              f"static inline const char *{name}_variant_meta(unsigned int variant)", "{",
              f"    static const char *const metas[{n}] = {{" + ", ".join(c_string_literal(m) for m in metas) + "};",
              f"    return variant < {n}u ? metas[variant] : NULL;", "}",
-             f"static inline const struct tritonc_kernel_metadata *{name}_variant_metadata(unsigned int variant)",
+             f"static inline const struct {tp}kernel_metadata *{name}_variant_metadata(unsigned int variant)",
              "{"]
     for i, k in enumerate(ks):
-        lines.append(f"    if (variant == {i}u) return &{k.name}_metadata;")
+        lines.append(f"    if (variant == {i}u) return &{prefix}{k.name}_metadata;")
     lines += ["    return NULL;", "}",
-              f"static inline CUresult {name}_load(void) {{ return {ks[d.default].name}_load(); }}",
-              f"static inline CUresult {name}_unload(void) {{ return {ks[d.default].name}_unload(); }}",
-              f"static inline const char *{name}_last_error(void) {{ return {ks[d.default].name}_last_error(); }}",
+              f"static inline CUresult {name}_load(void) {{ return {prefix}{ks[d.default].name}_load(); }}",
+              f"static inline CUresult {name}_unload(void) {{ return {prefix}{ks[d.default].name}_unload(); }}",
+              f"static inline const char *{name}_last_error(void) {{ return {prefix}{ks[d.default].name}_last_error(); }}",
               "",
-              f"/* {_comment_safe(first.signature.triton_c().replace(first.name, name, 1))}: the default variant"
+              f"/* {_comment_safe(first.signature.triton_c().replace(first.name, d.name, 1))}: the default variant"
               + (" on its declared grid" if declared else "") + " */",
               f"static inline CUresult {name}(" + ",\n        ".join(args) + ")", "{",
-              f"    return {ks[d.default].name}({call_args});", "}", "",
+              f"    return {prefix}{ks[d.default].name}({call_args});", "}", "",
               f"/* Variant `variant` (0..{n - 1}) of {name}; CUDA_ERROR_INVALID_VALUE for another index. */",
               f"static inline CUresult {name}_by_id(" + ",\n        ".join(args + ["unsigned int variant"]) + ")",
               "{", "    switch (variant) {"]
     for i, k in enumerate(ks):
-        lines.append(f"    case {i}u: return {k.name}({call_args});")
+        lines.append(f"    case {i}u: return {prefix}{k.name}({call_args});")
     lines += ["    default: return CUDA_ERROR_INVALID_VALUE;", "    }", "}"]
     return lines
 
 
 def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                       header_name: str | None = None, command: str | None = None,
-                      dispatchers: Sequence[Dispatcher] = ()) -> str:
+                      dispatchers: Sequence[Dispatcher] = (), symbol_prefix: str = "",
+                      cpp_namespace: str | None = None) -> str:
     """Return the text of a header for ``kernels``, which must all come from one cubin.
 
     Args:
@@ -287,17 +386,29 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         command: the command line shown in the banner (omit it for byte-stable output).
         dispatchers: public names that launch one of several variants among ``kernels``
             (:class:`~tritonc.launcher.signature.Dispatcher`; ``tritonc.variants``).
+        symbol_prefix: ``P`` (``--symbol-prefix``): every name the header defines starts with it
+            (:func:`header_names`), so headers of one kernel built with different ``-D`` values
+            and prefixes can be included in one program. Default: the launch functions carry
+            the kernel's name and the rest starts with ``tritonc_`` / ``TRITONC_``.
+        cpp_namespace: ``NS`` or ``A::B`` (``--cpp-namespace``): compiled as C++, the launch
+            functions and the kernel's data are declared in this namespace (with C++ linkage);
+            compiled as C nothing changes.
 
     Raises:
-        ValueError: no kernels, kernels of different cubins/archs, colliding C names, or a
-            dispatcher naming a kernel that is not there or variants of different signatures.
+        ValueError: no kernels, kernels of different cubins/archs, colliding C names, a
+            dispatcher naming a kernel that is not there or variants of different signatures,
+            or a prefix / namespace that is not a C identifier (``check_symbol_prefix``).
     """
     if isinstance(kernels, CompiledKernel):
         kernels = [kernels]
     kernels = list(kernels)
     _check_kernels(kernels)
+    check_symbol_prefix(symbol_prefix)
+    namespaces = check_cpp_namespace(cpp_namespace)
     first = kernels[0]
-    mod = _module_prefix(first.name)
+    P = symbol_prefix
+    mod = P + _module_prefix(first.name)
+    tp, mp = header_names(P)
     nk = len(kernels)
     # The cubin functions, in table order: each kernel, then its variants.
     functions = [(f.name, f.shared_bytes) for k in kernels for f in (k, *k.variants)]
@@ -343,6 +454,12 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("#include <cuda.h>")
     emit("#include <stddef.h>")
     emit("#include <stdint.h>")
+    emit("#if defined(_WIN32)")
+    emit("#include <windows.h>")
+    emit("#else")
+    emit("#include <pthread.h>")
+    emit("#endif")
+    out.extend(_half_types(mp))
     emit("#ifndef __cplusplus")
     emit("#include <stdbool.h>")
     emit("#endif")
@@ -353,10 +470,10 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("")
 
     # ---- shared definitions (once per program, whichever tritonc header comes first)
-    emit("#ifndef TRITONC_KERNEL_METADATA_V1")
-    emit("#define TRITONC_KERNEL_METADATA_V1")
+    emit(f"#ifndef {mp}KERNEL_METADATA_V1")
+    emit(f"#define {mp}KERNEL_METADATA_V1")
     emit("/* Describes one compiled kernel; shared by every tritonc-generated header. */")
-    emit("struct tritonc_kernel_metadata {")
+    emit(f"struct {tp}kernel_metadata {{")
     emit("    const char *name;")
     emit("    const char *signature;     /* the Triton-C parameter list */")
     emit("    const char *arch;          /* sm_80, sm_86, sm_89, sm_90 or sm_90a */")
@@ -371,28 +488,61 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     if any(k.grid is not None for k in kernels):
         from .grid import c_helper_definitions
 
-        out.extend(c_helper_definitions())
+        out.extend(_grid_names(line, P) for line in c_helper_definitions())
         emit("")
-    emit("#ifndef TRITONC_MAX_CONTEXTS")
-    emit("#define TRITONC_MAX_CONTEXTS 16")
-    emit("#endif")
-    emit("#ifndef TRITONC_ATTRIBUTES_V1")
-    emit("#define TRITONC_ATTRIBUTES_V1")
-    emit("#if defined(__GNUC__) || defined(__clang__)")
-    emit("#define TRITONC_UNUSED __attribute__((unused))")
-    emit("#define TRITONC_ALIGNED_16 __attribute__((aligned(16)))")
-    emit("#elif defined(_MSC_VER)")
-    emit("#define TRITONC_UNUSED")
-    emit("#define TRITONC_ALIGNED_16 __declspec(align(16))")
+    if namespaces:
+        emit("#ifdef __cplusplus")
+        emit('}  /* extern "C" */')
+        emit(" ".join(f"namespace {ns} {{" for ns in namespaces))
+        emit("#endif")
+        emit("")
+    emit(f"#ifndef {mp}THREADS_V1")
+    emit(f"#define {mp}THREADS_V1")
+    emit("/* The module table's lock (statically initialised) and thread-local error state. */")
+    emit("#if defined(_WIN32)")
+    emit(f"#define {mp}MUTEX SRWLOCK")
+    emit(f"#define {mp}MUTEX_INIT SRWLOCK_INIT")
+    emit(f"#define {mp}LOCK(m) AcquireSRWLockExclusive(m)")
+    emit(f"#define {mp}UNLOCK(m) ReleaseSRWLockExclusive(m)")
     emit("#else")
-    emit("#define TRITONC_UNUSED")
-    emit("#define TRITONC_ALIGNED_16")
+    emit(f"#define {mp}MUTEX pthread_mutex_t")
+    emit(f"#define {mp}MUTEX_INIT PTHREAD_MUTEX_INITIALIZER")
+    emit(f"#define {mp}LOCK(m) ((void)pthread_mutex_lock(m))")
+    emit(f"#define {mp}UNLOCK(m) ((void)pthread_mutex_unlock(m))")
+    emit("#endif")
+    emit("#if defined(__cplusplus) && __cplusplus >= 201103L")
+    emit(f"#define {mp}THREAD_LOCAL thread_local")
+    emit("#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L")
+    emit(f"#define {mp}THREAD_LOCAL _Thread_local")
+    emit("#elif defined(__GNUC__) || defined(__clang__)")
+    emit(f"#define {mp}THREAD_LOCAL __thread")
+    emit("#elif defined(_MSC_VER)")
+    emit(f"#define {mp}THREAD_LOCAL __declspec(thread)")
+    emit("#else")
+    emit('#error "a tritonc header needs thread-local storage (C11, C++11, GCC, Clang or MSVC)"')
+    emit("#endif")
+    emit("#endif")
+    emit(f"#ifndef {mp}MAX_CONTEXTS")
+    emit(f"#define {mp}MAX_CONTEXTS 16")
+    emit("#endif")
+    emit(f"#ifndef {mp}ATTRIBUTES_V1")
+    emit(f"#define {mp}ATTRIBUTES_V1")
+    emit("#if defined(__GNUC__) || defined(__clang__)")
+    emit(f"#define {mp}UNUSED __attribute__((unused))")
+    emit(f"#define {mp}ALIGNED_16 __attribute__((aligned(16)))")
+    emit("#elif defined(_MSC_VER)")
+    emit(f"#define {mp}UNUSED")
+    emit(f"#define {mp}ALIGNED_16 __declspec(align(16))")
+    emit("#else")
+    emit(f"#define {mp}UNUSED")
+    emit(f"#define {mp}ALIGNED_16")
     emit("#endif")
     emit("#endif")
     emit("")
 
     # ---- the cubin and the per-context module table
-    emit(f"static const TRITONC_ALIGNED_16 unsigned char {mod}_cubin[{len(cubin)}] = {{")
+    defs_start = len(out)
+    emit(f"static const {mp}ALIGNED_16 unsigned char {mod}_cubin[{len(cubin)}] = {{")
     out.extend(_hex_array(cubin))
     emit("};")
     emit("")
@@ -402,8 +552,9 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("    CUmodule module;")
     emit(f"    CUfunction functions[{nf}];")
     emit("};")
-    emit(f"static struct {mod}_loaded {mod}_table[TRITONC_MAX_CONTEXTS];")
-    emit(f"static const char *{mod}_refused = NULL;")
+    emit(f"static struct {mod}_loaded {mod}_table[{mp}MAX_CONTEXTS];")
+    emit(f"static {mp}THREAD_LOCAL const char *{mod}_refused = NULL; /* per thread */")
+    emit(f"static {mp}MUTEX {mod}_lock = {mp}MUTEX_INIT; /* guards {mod}_table */")
     emit("")
     emit(f"static const char *const {mod}_names[{nf}] = {{"
          + ", ".join(c_string_literal(name) for name, _ in functions) + "};")
@@ -412,7 +563,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("")
     emit("/* Find this header's module in the current context; load it there when `load` is set and it")
     emit(" * is missing. `*out` is NULL when it is neither loaded nor to be loaded. */")
-    emit(f"static inline CUresult {mod}_find(int load, struct {mod}_loaded **out)")
+    emit(f"static inline CUresult {mod}_find_locked(int load, struct {mod}_loaded **out)")
     emit("{")
     emit("    CUcontext context = NULL;")
     emit("    unsigned long long id = 0;")
@@ -427,7 +578,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("    if (context == NULL) return CUDA_ERROR_INVALID_CONTEXT;")
     emit("    err = cuCtxGetId(context, &id);")
     emit("    if (err != CUDA_SUCCESS) return err;")
-    emit("    for (i = 0; i < TRITONC_MAX_CONTEXTS; ++i) {")
+    emit(f"    for (i = 0; i < {mp}MAX_CONTEXTS; ++i) {{")
     emit(f"        if ({mod}_table[i].context_id == id) {{")
     emit(f"            *out = &{mod}_table[i];")
     emit("            return CUDA_SUCCESS;")
@@ -455,25 +606,39 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
     emit("    return CUDA_SUCCESS;")
     emit("}")
     emit("")
+    emit("/* The same under the table's lock: threads that launch first at once load the module once. */")
+    emit(f"static inline CUresult {mod}_find(int load, struct {mod}_loaded **out)")
+    emit("{")
+    emit("    CUresult err;")
+    emit(f"    {mp}LOCK(&{mod}_lock);")
+    emit(f"    err = {mod}_find_locked(load, out);")
+    emit(f"    {mp}UNLOCK(&{mod}_lock);")
+    emit("    return err;")
+    emit("}")
+    emit("")
     emit(f"static inline CUresult {mod}_unload(void)")
     emit("{")
     emit(f"    struct {mod}_loaded *loaded = NULL;")
-    emit(f"    CUresult err = {mod}_find(0, &loaded);")
-    emit("    if (err != CUDA_SUCCESS || loaded == NULL) return err;")
-    emit("    err = cuModuleUnload(loaded->module);")
-    emit("    loaded->context_id = 0;")
-    emit("    loaded->module = NULL;")
+    emit("    CUresult err;")
+    emit(f"    {mp}LOCK(&{mod}_lock);")
+    emit(f"    err = {mod}_find_locked(0, &loaded);")
+    emit("    if (err == CUDA_SUCCESS && loaded != NULL) {")
+    emit("        err = cuModuleUnload(loaded->module);")
+    emit("        loaded->context_id = 0;")
+    emit("        loaded->module = NULL;")
+    emit("    }")
+    emit(f"    {mp}UNLOCK(&{mod}_lock);")
     emit("    return err;")
     emit("}")
 
     # ---- per-kernel API
     index = 0  # the kernel's place in the function table
     for k in kernels:
-        cnames = c_param_names(k.params)
+        cnames = c_param_names(k.params, P)
         emit("")
         emit(f"/* ---- {k.name} ---- */")
         emit("")
-        emit(f"static const struct tritonc_kernel_metadata {k.name}_metadata TRITONC_UNUSED = {{")
+        emit(f"static const struct {tp}kernel_metadata {P}{k.name}_metadata {mp}UNUSED = {{")
         emit(f"    {c_string_literal(k.name)},")
         emit(f"    {c_string_literal(k.signature.triton_c())},")
         emit(f"    {c_string_literal(k.arch)},")
@@ -485,7 +650,7 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         emit("};")
         emit("")
         emit(f"/* Load the cubin into the current context now rather than at the first launch of {k.name}. */")
-        emit(f"static inline CUresult {k.name}_load(void)")
+        emit(f"static inline CUresult {P}{k.name}_load(void)")
         emit("{")
         emit(f"    struct {mod}_loaded *loaded = NULL;")
         emit(f"    return {mod}_find(1, &loaded);")
@@ -496,22 +661,21 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                  + ", ".join(o.name for o in kernels if o is not k) + "; the next launch reloads it). */")
         else:
             emit("/* Unload the cubin from the current context (the next launch reloads it). */")
-        emit(f"static inline CUresult {k.name}_unload(void)")
+        emit(f"static inline CUresult {P}{k.name}_unload(void)")
         emit("{")
         emit(f"    return {mod}_unload();")
         emit("}")
         emit("")
         emit("/* Why the last launch of a kernel of this header was refused (NULL if none was). */")
-        emit(f"static inline const char *{k.name}_last_error(void)")
+        emit(f"static inline const char *{P}{k.name}_last_error(void)")
         emit("{")
         emit(f"    return {mod}_refused;")
         emit("}")
         emit("")
         args = ["CUstream stream", "unsigned int grid_x", "unsigned int grid_y", "unsigned int grid_z"]
         for p, cname in zip(k.params, cnames):
-            ctype = "CUdeviceptr" if p.is_pointer else p.scalar_type.c_type
-            args.append(f"{ctype} {cname}")
-        launch_name = k.name if k.grid is None else f"{k.name}_with_grid"
+            args.append(f"{c_arg_type(p, P)} {cname}")
+        launch_name = P + (k.name if k.grid is None else f"{k.name}_with_grid")
         emit(f"/* {_comment_safe(k.signature.triton_c())} */")
         if k.grid is not None:
             emit("/* with an explicit grid (the declared one is computed by the function below) */")
@@ -546,19 +710,85 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
             emit(f"                          {k.shared_bytes}u, stream, {params_arg}, NULL);")
         emit("}")
         if k.grid is not None:
-            out.extend(_declared_grid_launcher(k, cnames, mod))
+            out.extend(_declared_grid_launcher(k, cnames, mod, P))
         index += 1 + len(k.variants)
 
     by_name = {k.name: k for k in kernels}
     for d in dispatchers:
         _check_dispatcher(d, by_name)
-        out.extend(_dispatcher_api(d, by_name))
+        out.extend(_dispatcher_api(d, by_name, P))
 
+    out[defs_start:] = _linkage_modes(out[defs_start:], mod, mp)
     emit("")
     emit("#ifdef __cplusplus")
-    emit('}  /* extern "C" */')
+    if namespaces:
+        emit(" ".join("}" for _ in namespaces) + f"  /* namespace {cpp_namespace} */")
+    else:
+        emit('}  /* extern "C" */')
     emit("#endif")
     return "\n".join(out) + "\n"
+
+
+def _linkage_modes(lines: list[str], mod: str, mp: str) -> list[str]:
+    """Wrap the header's definitions (``lines``: the cubin, the module table and the launch
+    functions) in its three stb-style modes, chosen by the including file:
+
+    * ``<MP>IMPLEMENTATION`` or ``TRITONC_IMPLEMENTATION`` defined: this translation unit
+      defines the public functions and ``<kernel>_metadata`` with external linkage, and holds
+      the one copy of the cubin and module table of the program;
+    * else ``<MP>EXTERN`` or ``TRITONC_EXTERN`` defined: only their declarations;
+    * else (the default, as before): everything ``static``, the header is self-contained.
+
+    Public functions are those whose name does not start with ``mod`` (the private prefix)."""
+    tag = f"{mp}MODE_{mod}"
+    api, data = f"{tag}_API", f"{tag}_DATA"
+    body: list[str] = []
+    prototypes: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("static inline ") and not re.match(rf"static inline [^(]*\b{mod}_\w+\(", line):
+            signature = [line[len("static inline "):]]
+            if ") {" in line:  # a one-line function
+                head = signature[0][:signature[0].index(") {") + 1]
+                prototypes.append(head + ";")
+                body.append(f"{api} " + signature[0])
+                i += 1
+                continue
+            while not signature[-1].endswith(")"):
+                i += 1
+                signature.append(lines[i])
+            prototypes.append("\n".join(signature) + ";")
+            body.append(f"{api} " + signature[0])
+            body.extend(signature[1:])
+        elif re.fullmatch(r"static const struct \w+ \w+_metadata \w+ = \{", line):
+            decl = line[len("static "):-len(" = {")].replace(f" {mp}UNUSED", "")
+            prototypes.append(f"extern {decl};")
+            body.append(f"{data} " + line[len("static "):])
+        else:
+            body.append(line)
+        i += 1
+    return ["/* Linkage (docs/cli.md): define TRITONC_IMPLEMENTATION or " + mp + "IMPLEMENTATION before",
+            " * including this header in one file of a program, and TRITONC_EXTERN or " + mp + "EXTERN in",
+            " * the others, to keep one copy of the cubin; with neither, everything is static. */",
+            f"#if defined({mp}IMPLEMENTATION) || defined(TRITONC_IMPLEMENTATION)",
+            f"#define {tag} 2",
+            f"#elif defined({mp}EXTERN) || defined(TRITONC_EXTERN)",
+            f"#define {tag} 1",
+            "#else",
+            f"#define {tag} 0",
+            "#endif",
+            f"#if {tag} == 0",
+            f"#define {api} static inline",
+            f"#define {data} static",
+            "#else",
+            f"#define {api}",
+            f"#define {data}",
+            *prototypes,
+            "#endif",
+            f"#if {tag} != 1",
+            *body,
+            f"#endif /* {tag} != 1 */"]
 
 
 def _check_dispatcher(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> None:

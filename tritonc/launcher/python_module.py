@@ -74,7 +74,7 @@ def _check_kernels(kernels: Sequence[CompiledKernel]) -> None:
                              "one module holds the kernels of one cubin")
         if k.name in seen:
             raise ValueError(f"two kernels are named '{k.name}'")
-        if k.name in ("metadata",) or k.name.startswith("_"):
+        if k.name in ("metadata", "CUDAUnavailableError") or k.name.startswith("_"):
             raise ValueError(f"kernel name '{k.name}' is reserved in the Python module")
         seen.add(k.name)
 
@@ -184,7 +184,9 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
     doc += ["",
             "Needs numpy and cuda-python (cuda.core) at run time; torch and CuPy are optional.",
             "Arguments are checked before any CUDA call: TypeError for a wrong kind or element",
-            "type, ValueError for an out-of-range scalar or a broken __multipleof/__aligned promise."]
+            "type, ValueError for an out-of-range scalar or a broken __multipleof/__aligned promise.",
+            "Importing needs no GPU; a launch without a CUDA driver or a GPU raises",
+            "CUDAUnavailableError (a RuntimeError) with a one-line message."]
     docstring = "\n".join(doc).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     emit(f'"""{docstring}\n"""')
     for k in kernels:

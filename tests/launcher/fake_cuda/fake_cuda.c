@@ -1,14 +1,17 @@
 /* See fake_cuda.h. Every call prints one line: "CALL name key=value ...". */
+#define _POSIX_C_SOURCE 199309L /* nanosleep */
 #include "fake_cuda.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 CUcontext fake_current_context = NULL;
 CUresult fake_module_load_result = CUDA_SUCCESS;
 size_t fake_param_sizes[64];
 int fake_num_params = 0;
 int fake_launches = 0;
+unsigned int fake_module_load_delay_ms = 0;
 
 /* Contexts and modules are small integers disguised as pointers; functions point into a
  * table that remembers their names. */
@@ -39,6 +42,12 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
            (unsigned long long)(size_t)fake_current_context,
            bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F',
            ((size_t)image % 16) == 0);
+    if (fake_module_load_delay_ms) {
+        struct timespec delay;
+        delay.tv_sec = fake_module_load_delay_ms / 1000u;
+        delay.tv_nsec = (long)(fake_module_load_delay_ms % 1000u) * 1000000L;
+        nanosleep(&delay, NULL);
+    }
     if (fake_module_load_result != CUDA_SUCCESS) return fake_module_load_result;
     *module = (CUmodule)(size_t)(++num_modules);
     return CUDA_SUCCESS;

@@ -18,6 +18,7 @@ extern CUresult fake_module_load_result;        /* what cuModuleLoadData returns
 extern size_t fake_param_sizes[64];             /* bytes to log for each launch argument */
 extern int fake_num_params;
 extern int fake_launches;                       /* number of cuLaunchKernel calls */
+extern unsigned int fake_module_load_delay_ms;  /* cuModuleLoadData sleeps this long (races) */
 
 /* A fake context whose cuCtxGetId is `id` (id > 0). */
 CUcontext fake_context(unsigned long long id);
