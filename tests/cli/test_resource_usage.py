@@ -3,6 +3,7 @@ nvJitLink's report) and -Wspill (a kernel that spills registers)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -16,15 +17,7 @@ LINE = re.compile(r"tritonc info: kernel '(?P<name>[\w]+)'(?P<variant> \(variant
 
 #: 128x128 floats at 1 warp: 512 values per thread, over the 255 registers a thread may have,
 #: so ptxas spills (about 1 KB each way with nvJitLink 12.x); compiles in about 2 s.
-SPILLS = """\
-__global__ void big(float *X __readonly, float *Y) {
-  int r[128] = 0 ... 128;
-  int c[128] = 0 ... 128;
-  float x[128, 128] = *(X + r[:, newaxis] * 128 + c[newaxis, :]);
-  float m[128] = x[:, max];
-  *(Y + r[:, newaxis] * 128 + c[newaxis, :]) = x - m[:, newaxis];
-}
-"""
+SPILLS = (Path(__file__).resolve().parents[1] / "data" / "big_tile.tri").read_text()
 
 
 @pytest.fixture

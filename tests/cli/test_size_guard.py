@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from pathlib import Path
+
 import pytest
 
 from cli_helpers import assert_clean, quoted, tritonc
@@ -19,15 +21,7 @@ __global__ void huge(float *X __readonly, float *Y) {
 
 #: 128x128 at 1 warp (32 threads): 512 values per thread of the float tile, 1024 (exactly the
 #: bound) of its pointer tile: legal, and assembled (ptxas spills it, tests/cli/test_resource_usage.py).
-AT_BOUND = """\
-__global__ void big(float *X __readonly, float *Y) {
-  int r[128] = 0 ... 128;
-  int c[128] = 0 ... 128;
-  float x[128, 128] = *(X + r[:, newaxis] * 128 + c[newaxis, :]);
-  float m[128] = x[:, max];
-  *(Y + r[:, newaxis] * 128 + c[newaxis, :]) = x - m[:, newaxis];
-}
-"""
+AT_BOUND = (Path(__file__).resolve().parents[1] / "data" / "big_tile.tri").read_text()
 
 
 @pytest.fixture
