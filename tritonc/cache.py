@@ -4,7 +4,8 @@ An entry is keyed by the SHA-256 of: the source text, the preprocessed text when
 has an ``#include`` (so the contents of included files count; without one the preprocessed
 text is a function of the source, the defines and pcpp's version, all in the key), every option that can change an output or what is printed
 (:class:`~tritonc.options.CompileOptions` as a whole, the variant lists, ``-v``), the target
-(``arch``, part of the options), and the versions of tritonc, llvmlite (which fixes the LLVM
+(``arch``, part of the options), tritonc's own files (:func:`compiler_fingerprint`), and the
+versions of tritonc, llvmlite (which fixes the LLVM
 version), nvJitLink, cuda-bindings, pcpp and lark. It holds each output kind compiled under that key (a
 later run asking for another kind compiles and adds it) and what the compilation printed to
 standard error (warnings, ``-v``). Errors are never cached.
@@ -43,12 +44,27 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("tritonc", appauthor=False))
 
 
+def compiler_fingerprint(package: Path | None = None) -> str:
+    """A digest of the compiler's own files: each ``.py`` file of the ``tritonc`` package and the
+    grammar, by relative path, size and modification time (``os.stat``, about 2 ms; contents
+    are not read). A development tree whose code changes under an unchanged version number
+    therefore misses the cache instead of returning what older code compiled."""
+    package = package or Path(__file__).resolve().parent
+    grammar = package.parent / "grammar" / "triton_c.lark"
+    digest = hashlib.sha256()
+    files = sorted(package.rglob("*.py")) + ([grammar] if grammar.exists() else [])
+    for path in files:
+        st = path.stat()
+        digest.update(f"{path.relative_to(package.parent)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def _versions() -> dict[str, str]:
     from importlib import metadata
 
     from .version import __version__
 
-    out = {"tritonc": __version__}
+    out = {"tritonc": __version__, "tritonc-files": compiler_fingerprint()}
     for name in VERSIONED_PACKAGES:
         try:
             out[name] = metadata.version(name)

@@ -64,7 +64,9 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
 
 
 def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
-    from .tuning.cost_model import HINT_NAMES
+    if not texts:
+        return {}
+    from .tuning.cost_model import HINT_NAMES  # imports the IR: only when there are hints
 
     hints: dict[str, int] = {}
     for text in texts:
@@ -272,8 +274,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         if name not in pipeline:
             raise click.BadParameter(f"unknown pass '{name}'; the passes are {', '.join(pipeline)}",
                                      param_hint="--print-ir-after")
-    from .analysis import PRINTABLE_ANALYSES, TTG_ANALYSES
-
+    if print_analysis:  # the analyses import the IR, which a cache hit never needs
+        from .analysis import PRINTABLE_ANALYSES, TTG_ANALYSES
     for name in print_analysis:
         if name not in PRINTABLE_ANALYSES:
             raise click.BadParameter(f"unknown analysis '{name}'; expected one of {', '.join(PRINTABLE_ANALYSES)}",
@@ -283,10 +285,13 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         if name in TTG_ANALYSES and set(paths) == {"ttir"}:
             raise click.BadParameter(f"'{name}' runs on the GPU tile IR, which --emit=ttir does not build; "
                                      "emit ttgir or a later kind", param_hint="--print-analysis")
-    from .launcher.c_header import check_cpp_namespace, check_symbol_prefix
+    for check_name, value, hint in (("check_symbol_prefix", symbol_prefix or None, "--symbol-prefix"),
+                                    ("check_cpp_namespace", cpp_namespace, "--cpp-namespace")):
+        if value is None:  # nothing to check (and a cache hit needs no launcher module)
+            continue
+        from .launcher import c_header
 
-    for check, value, hint in ((check_symbol_prefix, symbol_prefix, "--symbol-prefix"),
-                               (check_cpp_namespace, cpp_namespace, "--cpp-namespace")):
+        check = getattr(c_header, check_name)
         try:
             check(value)
         except ValueError as e:

@@ -31,14 +31,14 @@ import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .diagnostics import CompileError, DiagnosticSink, SourceLoc, SourceManager, UsageError, recursion_headroom
-from .ir.clone import clone_module
-from .ir.core import Module
-from .ir.printer import print_module
 from .options import CodegenOptions, CompileOptions
 from .target import Target
+
+if TYPE_CHECKING:  # the IR (and numpy under it) is imported on first use: a cache hit needs none of it
+    from .ir.core import Module
 
 #: Machine-independent passes on the tt level, in order. ``inline`` comes first so that the
 #: other passes see whole kernels; ``canonicalize`` and ``cse`` run again after ``licm`` because
@@ -481,6 +481,8 @@ class Compilation:
     def ttir(self) -> Module:
         # ``specialize`` goes first: the variants' assumptions must be in place for every pass.
         names = (("specialize",) if self.options.specialize else ()) + TT_PIPELINE
+        from .ir.clone import clone_module
+
         module = clone_module(self._frontend)
         with self.timer("tt passes"):
             run_pipeline(module, names, self.pass_options, **pass_codegen_options(self.options.codegen))
@@ -518,6 +520,7 @@ class Compilation:
     @cached_property
     def ttgir(self) -> Module:
         from .ir.parser import parse_module
+        from .ir.printer import print_module
 
         self._require_kernel()
         from .analysis.tile_budget import check_tile_budget
@@ -654,6 +657,8 @@ class Compilation:
             return self._emit(kind)
 
     def _emit(self, kind: str) -> str | bytes:
+        from .ir.printer import print_module
+
         if kind == "ttir":
             return print_module(self.ttir)
         if kind == "ttgir":

@@ -114,6 +114,26 @@ def test_key_covers_source_includes_options_and_versions(tmp_path, monkeypatch):
     assert cache_key("src", "pre", CompileOptions()) != base
 
 
+def test_key_covers_the_compilers_own_files(tmp_path, monkeypatch):
+    """A development tree whose code changed under the same version number misses the cache."""
+    import os
+
+    package = tmp_path / "tritonc"
+    (package / "sub").mkdir(parents=True)
+    (package / "sub" / "pass_a.py").write_text("x = 1\n")
+    first = cache_mod.compiler_fingerprint(package)
+    assert cache_mod.compiler_fingerprint(package) == first
+    (package / "sub" / "pass_a.py").write_text("x = 22\n")                # edited
+    assert cache_mod.compiler_fingerprint(package) != first
+    second = cache_mod.compiler_fingerprint(package)
+    st = (package / "sub" / "pass_a.py").stat()
+    os.utime(package / "sub" / "pass_a.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # same size, touched
+    assert cache_mod.compiler_fingerprint(package) != second
+    base = cache_key("src", "pre", CompileOptions())
+    monkeypatch.setattr(cache_mod, "compiler_fingerprint", lambda: "another tree")
+    assert cache_key("src", "pre", CompileOptions()) != base
+
+
 def test_cache_entry_round_trip_and_partial_hits(tmp_path):
     c = CompileCache(tmp_path)
     c.put("ab" * 32, {"ptx": "text", "cubin": b"\x7fELF"}, "warned\n")
