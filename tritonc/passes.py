@@ -108,13 +108,22 @@ def register_pass(cls: PassT) -> PassT:
     return cls
 
 
+_pass_modules_imported = False
+
+
 def _import_pass_modules() -> None:
+    """Import every module that registers passes, once per process (the driver asks for the
+    pass table for each pass it runs)."""
+    global _pass_modules_imported
+    if _pass_modules_imported:
+        return
     names = list(PASS_MODULES)
     for package_name in PASS_PACKAGES:
         package = importlib.import_module(package_name)
         names += [f"{package_name}.{m.name}" for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
     for module_name in names:
         importlib.import_module(module_name)
+    _pass_modules_imported = True
 
 
 def _lookup(name: str) -> type[Pass] | None:

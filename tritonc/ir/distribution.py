@@ -375,7 +375,14 @@ def register_map(src_type: TileType, dst_type: TileType, select) -> list[int] | 
     """The source register of each destination register when the redistribution
     ``(src_type, dst_type, select)`` (:func:`redistribution`) is a renumbering of registers in
     every thread, else ``None`` (the elements must move between threads, through shared
-    memory: ``codegen/llvm/convert.py``)."""
+    memory: ``codegen/llvm/convert.py``). Memoised: passes and lowering ask about the same
+    pairs of layouts many times."""
+    found = _register_map(src_type, dst_type, None if select is None else tuple(select))
+    return None if found is None else list(found)
+
+
+@lru_cache(maxsize=4096)
+def _register_map(src_type: TileType, dst_type: TileType, select: tuple | None) -> tuple[int, ...] | None:
     sd, dd = distribution(src_type.layout, src_type.shape), distribution(dst_type.layout, dst_type.shape)
     if sd == dd and (select is None or list(select) == list(range(len(dd.shape)))):
         return list(range(sd.num_regs))
@@ -386,7 +393,8 @@ def register_map(src_type: TileType, dst_type: TileType, select) -> list[int] | 
         zeros = np.zeros(dcoords.shape[:-1], dtype=np.int64)
         cols = [dcoords[..., s] if s is not None else zeros for s in select]
         target = linearize(np.stack(cols, axis=-1), sd.shape)
-    return find_register_map(sd, target)
+    found = find_register_map(sd, target)
+    return None if found is None else tuple(found)
 
 
 def lanes_and_warps(sd: Distribution, d: int) -> tuple[int, int]:
