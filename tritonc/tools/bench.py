@@ -4,7 +4,8 @@ Each row compiles one example kernel with tritonc for the local GPU, checks it o
 bench size (random inputs, outputs poisoned first, compared with a float64 torch reference:
 ``gpu_check.rel_error``), then times the tritonc kernel, the torch equivalent and the same
 kernel written in Triton (``benchmarks/triton_ref.py``, same blocking and ``num_warps``) with
-``triton.testing.do_bench`` (median; each side timed in ``ROUNDS`` alternating rounds and the
+``triton.testing.do_bench`` (median; under 50 µs the median of CUDA-graph replays,
+``gpu_check.median_ms``; each side timed in ``ROUNDS`` alternating rounds and the
 best median kept, so a clock ramp or a neighbour's burst does not decide a ratio). The first
 row measures the device copy bandwidth (``torch`` copy of a 2 GiB buffer, bytes read plus
 written) in the same run: the floor of every memory-bound row is its bytes over that rate.
@@ -319,7 +320,7 @@ def check(row: Row, mod, torch) -> tuple[bool, float, str]:
 
 
 def time_rows(row: Row, mod, torch, sides: list[str]) -> dict[str, float | None]:
-    from triton.testing import do_bench
+    from tritonc.tools.gpu_check import median_ms
 
     a = row.make()
     best: dict[str, float | None] = {s: None for s in sides}
@@ -328,7 +329,7 @@ def time_rows(row: Row, mod, torch, sides: list[str]) -> dict[str, float | None]
             try:
                 row.run(side, mod, a)  # warm-up (compiles Triton's kernel on first use)
                 torch.cuda.synchronize()
-                ms = do_bench(lambda: row.run(side, mod, a), warmup=25, rep=100, return_mode="median")
+                ms = median_ms(lambda: row.run(side, mod, a), torch)
             except Exception as e:  # a reference that cannot run is reported, not fatal
                 print(f"  ({row.name} {row.size}: {side} failed: {type(e).__name__}: {str(e)[:200]})",
                       file=sys.stderr)
