@@ -319,6 +319,15 @@ def check(row: Row, mod, torch) -> tuple[bool, float, str]:
     return True, worst, ""
 
 
+def _timing(row: Row) -> tuple[int, int]:
+    """``(warm-up, repetition)`` milliseconds for ``do_bench``. Tensor-core rows run 200 ms
+    warm and 500 ms timed: an H100 at full tensor load lowers its clock within ~100 ms (power
+    limit), and a side timed inside that window would be measured at boost clock while the
+    next is measured throttled (2026-11-24: cuBLAS 4096^3 read 0.182 ms with 25/100 and
+    0.199 ms sustained, in the same session)."""
+    return (200, 500) if row.flops else (25, 100)
+
+
 def time_rows(row: Row, mod, torch, sides: list[str]) -> dict[str, float | None]:
     from tritonc.tools.gpu_check import median_ms
 
@@ -329,7 +338,7 @@ def time_rows(row: Row, mod, torch, sides: list[str]) -> dict[str, float | None]
             try:
                 row.run(side, mod, a)  # warm-up (compiles Triton's kernel on first use)
                 torch.cuda.synchronize()
-                ms = median_ms(lambda: row.run(side, mod, a), torch)
+                ms = median_ms(lambda: row.run(side, mod, a), torch, *_timing(row))
             except Exception as e:  # a reference that cannot run is reported, not fatal
                 print(f"  ({row.name} {row.size}: {side} failed: {type(e).__name__}: {str(e)[:200]})",
                       file=sys.stderr)
