@@ -63,6 +63,10 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
     return name.strip(), _parse_int_list(values, "--tune")
 
 
+#: The option parsers, for the other console scripts (tritonc-tune) that take the same options.
+parse_define, parse_int_list, parse_tune = _parse_define, _parse_int_list, _parse_tune
+
+
 def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
     from .tuning.cost_model import HINT_NAMES
 
