@@ -316,7 +316,8 @@ def _check_tuning_key(d, kernels) -> None:
 def tunable_space(text: str, path: str, options: CompileOptions) -> dict[str, list[int] | None]:
     """The meta-parameter names a variant may set, with their allowed values: every ``const
     tunable`` (its ``--tune`` list, else its ``-D`` value, else its candidates; ``None`` when a
-    candidate is not an integer literal) and every ``--tune`` name.
+    candidate is not an integer literal), every ``--tune`` name, and every macro the
+    preprocessed source uses (``None``: any value) that ``-D`` does not define.
 
     Raises:
         CompileError: the source does not preprocess or parse.
@@ -329,6 +330,9 @@ def tunable_space(text: str, path: str, options: CompileOptions) -> dict[str, li
                      DiagnosticSink())
     tu = parse_preprocessed(pre, path, options.kernel)
     space: dict[str, list[int] | None] = {k: list(v) for k, v in options.tune.items()}
+    for name in sorted(pre.used_names):
+        if name not in space and name not in options.defines:
+            space[name] = None
     for decl in tu.tunables:
         if decl.name in space:
             continue
