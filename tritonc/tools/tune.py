@@ -666,9 +666,10 @@ def run_tuner(source: str, sizes_path: str, output: str, inputs: str | None, opt
     with tempfile.TemporaryDirectory(prefix="tritonc-tune-") as folder:
         module = import_module(module_source, folder)
         variants = [dict(v) for v in getattr(module, name).variants]
+        from rich.console import Console
         from rich.progress import Progress
 
-        with Progress(transient=not sys.stderr.isatty()) as bar:
+        with Progress(console=Console(stderr=True), transient=not sys.stderr.isatty()) as bar:
             task = bar.add_task(f"tuning {name}", total=len(variants) * len(spec.sizes))
             ms = measure(module, name, params, variants, spec.sizes, make_args, spec.grid, gpu, warmup, reps,
                          progress=lambda: bar.advance(task))
