@@ -299,3 +299,31 @@ def test_inputs_file_errors(tmp_path):
     (tmp_path / "none.py").write_text("x = 1\n")
     r = run_tune(ROOT / "examples" / "vector_add.tri", "--sizes", "s.toml", "--inputs", "none.py", cwd=tmp_path)
     assert r.returncode == 1 and "defines no function make_inputs(size)" in r.stderr
+
+
+def test_a_refused_launch_leaves_the_variant_out_and_a_lost_context_stops():
+    params = [KernelParam("Z", "pointer", "float32"), KernelParam("X", "pointer", "float32", readonly=True),
+              KernelParam("N", "scalar", "int32")]
+    spec = parse_sizes("key = ['N']\n[[sizes]]\nN = 10\n[args]\nZ = { shape = ['N'] }\nX = { shape = ['N'] }\n",
+                       "s.toml")
+    rng = np.random.default_rng(0)
+
+    def run(error):
+        gpu = FakeGpu([1.0, 2.0, 3.0])
+        module = fake_accumulating_module(gpu, wrong_variant=None)
+        plain = module.acc
+
+        def acc(*args, variant=None, **kw):
+            if variant == 0:
+                raise RuntimeError(error)
+            return plain(*args, variant=variant, **kw)
+
+        acc.variants = plain.variants
+        module.acc = acc
+        return measure(module, "acc", params, plain.variants, spec.sizes,
+                       lambda size: host_arguments(params, spec, size, rng), ["N"], gpu, 0, 1)
+
+    (m,) = run("CUDA_ERROR_OUT_OF_RESOURCES: too many resources requested for launch")
+    assert m.us == [None, 1.0, 2.0] and "OUT_OF_RESOURCES" in m.errors[0]
+    with pytest.raises(TuneError, match="broke the CUDA context: CUDA_ERROR_ILLEGAL_ADDRESS"):
+        run("CUDA_ERROR_ILLEGAL_ADDRESS")

@@ -48,7 +48,9 @@ RTOL = {"float16": 1e-2, "bfloat16": 5e-2, "float32": 1e-3, "float64": 1e-9}
 #: Bytes written between repetitions to evict the L2 cache (50 MiB on H100; 4x that).
 L2_FLUSH_BYTES = 256 << 20
 
-_SIZE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: Driver errors after which the context cannot run anything more.
+_STICKY = ("ILLEGAL_ADDRESS", "ILLEGAL_INSTRUCTION", "LAUNCH_FAILED", "MISALIGNED_ADDRESS", "HARDWARE_STACK_ERROR",
+           "ASSERT")
 
 
 class TuneError(CompileError):
@@ -588,12 +590,11 @@ def measure(module, name: str, params, variants: list[dict], sizes: list[dict], 
                         if not ok:
                             raise ValueError(f"'{params[i].name}' differs from variant {reference_index}'s: {why}")
                 m.us[vi] = gpu.time(launch, restore, warmup, reps)
-            except ValueError as e:
-                m.errors[vi] = str(e)
-            except RuntimeError as e:  # a launch the driver refused; a fault poisons the context
-                m.errors[vi] = str(e)
-                if "ILLEGAL" in str(e) or "LAUNCH_FAILED" in str(e):
-                    raise
+            except Exception as e:  # a wrong output, or a launch the driver or the launcher refused
+                m.errors[vi] = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                if any(w in str(e) for w in _STICKY):  # the context is lost: nothing more can run
+                    raise TuneError(f"variant {vi} ({_meta(meta)}) at {size} broke the CUDA context: "
+                                    f"{m.errors[vi]}") from None
             if progress is not None:
                 progress()
         gpu.free_all()
@@ -760,6 +761,12 @@ def tune_command(source, sizes, output, inputs, jobs, defines, include_dirs, tun
     except CompileError as e:
         click.echo(sources.render(e.diagnostic).replace("tritonc: error", "tritonc-tune: error", 1), err=True)
         sys.exit(1)
+    except Exception as e:  # a tritonc bug (or a driver failure outside any variant's run)
+        if os.environ.get("TRITONC_TRACEBACK"):
+            raise
+        click.echo(f"tritonc-tune: internal error: {type(e).__name__}: {e}", err=True)
+        click.echo("tritonc-tune: note: TRITONC_TRACEBACK=1 shows the Python traceback", err=True)
+        sys.exit(3)
 
 
 def tune_options(defines, include_dirs, tune, kernel, arch, allow_tf32):
