@@ -85,6 +85,7 @@ class KernelTable:
     def add(self, sizes: dict[str, int], us: list[float | None]) -> None:
         """Record the times ``us`` (per variant, ``None`` for a failure) measured at ``sizes``;
         sizes in one bucket are summed (a variant that failed at one of them stays ``None``)."""
+        us = [None if t is None else round(float(t), 3) for t in us]
         coords = [coordinate(int(sizes[k]), self.buckets.get(k, "pow2")) for k in self.key]
         label = bucket_label(self.key, coords, self.buckets)
         entry = self.entries.get(label)
@@ -110,7 +111,20 @@ class Table:
                 "arch": self.arch, "kernels": {k: t.to_json() for k, t in self.kernels.items()}}
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=1) + "\n"
+        """The table as JSON text: what fits in 100 columns on one line (a variant, its
+        meta-parameters, coordinates), the rest one key or element per line."""
+        return _dump(self.to_json(), 0) + "\n"
+
+
+def _dump(value, depth: int) -> str:
+    text = json.dumps(value)
+    if not isinstance(value, (dict, list)) or not value or len(text) + depth <= 100:
+        return text
+    pad, inner = " " * depth, " " * (depth + 1)
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k)}: {_dump(v, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    return "[\n" + ",\n".join(f"{inner}{_dump(v, depth + 1)}" for v in value) + f"\n{pad}]"
 
 
 def _fail(path: str, message: str) -> TableError:
