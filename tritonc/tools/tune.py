@@ -789,3 +789,7 @@ def main(argv: list[str] | None = None) -> None:
         tune_command.main(args=argv, prog_name="tritonc-tune", standalone_mode=True)
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
