@@ -327,3 +327,26 @@ def test_a_refused_launch_leaves_the_variant_out_and_a_lost_context_stops():
     assert m.us == [None, 1.0, 2.0] and "OUT_OF_RESOURCES" in m.errors[0]
     with pytest.raises(TuneError, match="broke the CUDA context: CUDA_ERROR_ILLEGAL_ADDRESS"):
         run("CUDA_ERROR_ILLEGAL_ADDRESS")
+
+
+def test_kernel_facts_reads_retune_and_the_declared_grid():
+    from tritonc.options import CompileOptions
+    from tritonc.tools.tune import kernel_facts
+
+    text = (ROOT / "examples" / "vector_add.tri").read_text()
+    name, params, retune, grid = kernel_facts(text.replace("int N)", "int N __retune)"), "v.tri", CompileOptions(), None)
+    assert (name, [p.name for p in params], retune, grid) == ("vector_add", ["Z", "X", "Y", "N"], ["N"], True)
+    assert kernel_facts(text, "v.tri", CompileOptions(), None)[2] == []
+    two = text + text.replace("vector_add(", "vector_add2(").replace("__grid(cdiv(N, BLOCK))", "")
+    with pytest.raises(TuneError, match="several kernels \\(vector_add, vector_add2\\)"):
+        kernel_facts(two, "v.tri", CompileOptions(), None)
+    assert kernel_facts(two, "v.tri", CompileOptions(), "vector_add2")[3] is False
+
+
+def test_cli_kernel_without_a_grid_needs_one_in_the_sizes_file(tmp_path):
+    text = (ROOT / "examples" / "vector_add.tri").read_text().replace("__grid(cdiv(N, BLOCK))", "")
+    (tmp_path / "k.tri").write_text(text)
+    (tmp_path / "s.toml").write_text(VA_SIZES)
+    r = run_tune("k.tri", "--sizes", "s.toml", "-o", "t.json", cwd=tmp_path)
+    assert r.returncode == 1 and "kernel 'vector_add' declares no __grid; give grid = " in r.stderr
+    assert not (tmp_path / "t.json").exists()
