@@ -746,6 +746,12 @@ def tune_command(source, sizes, output, inputs, jobs, defines, include_dirs, tun
     options = tune_options(defines, include_dirs, tune, kernel, arch, allow_tf32)
     warps = None if num_warps == "auto" else cli.parse_int_list(num_warps, "--num-warps")
     stages = None if num_stages == "auto" else cli.parse_int_list(num_stages, "--num-stages")
+    for w in warps or ():
+        if not (1 <= w <= 32 and w & (w - 1) == 0):
+            raise click.BadParameter(f"{w} is not a power of two from 1 to 32", param_hint="--num-warps")
+    for st in stages or ():
+        if st < 1:
+            raise click.BadParameter(f"{st} is not a positive number of stages", param_hint="--num-stages")
     if jobs is not None and jobs < 1:
         raise click.BadParameter(f"{jobs} is not a positive number of processes", param_hint="-j")
     if warmup < 0 or reps < 1:
