@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 BUILD  := build
 ARCH   ?=
 
-.PHONY: setup run test test-fast golden gpu-check bench clean fuzz gpu-fuzz sanitize
+.PHONY: setup run test test-fast golden gpu-check bench clean fuzz gpu-fuzz sanitize tune-compare
 
 setup: $(STAMP)
 
@@ -44,6 +44,13 @@ gpu-check:
 bench:
 	@if [ -d .whl ]; then $(GPU_PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(GPU_SITE) .whl/*.whl; fi
 	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.tools.bench $(BENCH_ARGS)
+
+# For a GPU machine: tritonc-tune's dispatching launcher for examples/matmul.tri against the best
+# variant it measured, Triton's @autotune over the same configurations and cuBLAS (docs/tuning.md;
+# TUNE_COMPARE_ARGS e.g. --quick). Wheels as for gpu-check, and .whl-extra/ (rich) when present.
+tune-compare:
+	@for d in .whl .whl-extra; do if [ -d $$d ]; then $(GPU_PYTHON) -m pip install -q --no-index --no-deps --no-compile --target $(GPU_SITE) $$d/*.whl; fi; done
+	PYTHONPATH=$(CURDIR):$(GPU_SITE):$$PYTHONPATH $(GPU_PYTHON) -m tritonc.tools.tune_compare $(TUNE_COMPARE_ARGS)
 
 # Differential testing (docs/testing.md): N generated programs, interpreter vs SIMT simulator,
 # fresh seeds (SEED=... to repeat a run), over JOBS processes (default: all cores).

@@ -63,6 +63,10 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
     return name.strip(), _parse_int_list(values, "--tune")
 
 
+#: The option parsers, for the other console scripts (tritonc-tune) that take the same options.
+parse_define, parse_int_list, parse_tune = _parse_define, _parse_int_list, _parse_tune
+
+
 def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
     if not texts:
         return {}
@@ -108,7 +112,36 @@ def _prestart_llvm() -> None:
     prestart_worker()
 
 
-def _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage=False) -> str | None:
+def _file_digest(path: str | None) -> str | None:
+    """The SHA-256 of file ``path`` (``--tuning``'s table, part of the cache key), ``None`` for
+    no file or one that cannot be read (the build then reports it)."""
+    if path is None:
+        return None
+    import hashlib
+
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _tuned_build(comp, options, warps_list, stages_list, jobs, table_path):
+    """``--tuning``: the :class:`~tritonc.variants.VariantBuild` of a tuning table's variants
+    (every surviving variant of the command line's space when the table picked none), whose
+    dispatchers choose by the table (tritonc/tuning/table.py)."""
+    from .tuning.table import check_space, load_table, plan
+    from .variants import VariantBuild, tunable_space
+
+    table = load_table(table_path)
+    kernels = [f.name for f in comp.frontend_module.functions if f.kind == "kernel"]
+    p = plan(table, table_path, comp.text, kernels, options.arch)
+    check_space(p.configs, tunable_space(comp.text, comp.path, options), warps_list, stages_list, table_path)
+    return VariantBuild(comp.text, comp.path, options, warps_list, stages_list, jobs, configs=p.configs,
+                        tuning=p.dispatch).build(require_all=bool(p.configs))
+
+
+def _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage=False,
+               tuning_digest=None) -> str | None:
     """The compile cache's key for this run (tritonc/cache.py), or None when the source does not
     preprocess (the compilation then reports the error; errors are never cached)."""
     import re
@@ -130,7 +163,7 @@ def _cache_key(comp, options, sources, warps_list, stages_list, verbose, resourc
             return None
     return cache_key(comp.text, preprocessed, options,
                      {"num_warps": warps_list, "num_stages": stages_list, "verbose": verbose,
-                      "resource_usage": resource_usage})
+                      "resource_usage": resource_usage, **({"tuning": tuning_digest} if tuning_digest else {})})
 
 
 def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
@@ -234,12 +267,15 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
                    "so headers of one kernel built with different -D can share a program.")
 @click.option("--cpp-namespace", default=None, metavar="NS",
               help="Declare the C header's launchers in C++ namespace NS (A or A::B) when compiled as C++.")
+@click.option("--tuning", "tuning", metavar="TABLE.json",
+              help="A tritonc-tune table: build its variants, and launchers that pick one by the key "
+                   "arguments' bucket (docs/tuning.md).")
 @depfile.click_options
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
             no_cache, verbose, arch, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
             print_ir_after_all, time_passes, print_analysis, specialize, resource_usage, lineinfo, symbol_prefix,
-            cpp_namespace, **make_deps):
+            cpp_namespace, tuning, **make_deps):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
@@ -308,7 +344,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     from .variants import has_variants
 
-    variants = has_variants(options, warps_list, stages_list) and not deps.only
+    variants = (has_variants(options, warps_list, stages_list) or tuning is not None) and not deps.only
     if variants and use_ptxas:
         raise click.BadParameter("variants are linked into one cubin by nvJitLink; drop --ptxas or give one "
                                  "value per list", param_hint="--ptxas")
@@ -331,7 +367,9 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         key = None
         no_cache = no_cache or bool(os.environ.get("TRITONC_NO_CACHE"))
         if not no_cache and not (print_after or print_ir_after_all or time_passes or print_analysis):
-            key = _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage)
+            digest = _file_digest(tuning)
+            if tuning is None or digest is not None:  # an unreadable table is reported below, uncached
+                key = _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage, digest)
         if key is not None:
             from .cache import CompileCache
 
@@ -347,7 +385,10 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 from .variants import VariantBuild
 
                 comp.frontend_module  # errors in the program (and bad --tune names) as for one compilation
-                build = VariantBuild(comp.text, comp.path, options, warps_list, stages_list, jobs).build()
+                if tuning is not None:
+                    build = _tuned_build(comp, options, warps_list, stages_list, jobs, tuning)
+                else:
+                    build = VariantBuild(comp.text, comp.path, options, warps_list, stages_list, jobs).build()
                 results = {kind: build.emit(kind) for kind in kinds}
                 if verbose:
                     printed.append(build.explain())

@@ -134,9 +134,13 @@ class VariantBuild:
     """
 
     def __init__(self, text: str, path: str, options: CompileOptions, warps: list[int] | None,
-                 stages: list[int] | None, jobs: int | None = None):
+                 stages: list[int] | None, jobs: int | None = None, *,
+                 configs: list[dict] | None = None, tuning: dict | None = None):
         self.text, self.path, self.options = text, path, options
-        self.specs = variant_specs(options, warps, stages)
+        # configs (a --tuning table's variants, each its meta-parameters) replace the lists' product
+        self.specs = specs_from_configs(configs) if configs else variant_specs(options, warps, stages)
+        #: kernel name -> tuning.dispatch.TunedDispatch over the specs (``--tuning``)
+        self.tuning = dict(tuning or {})
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.results: list[VariantResult] = []
         self.survivors: list[VariantResult] = []
@@ -147,7 +151,9 @@ class VariantBuild:
 
     # -- building ---------------------------------------------------------------------------------
 
-    def build(self) -> "VariantBuild":
+    def build(self, require_all: bool = False) -> "VariantBuild":
+        """Compile, prune, link. ``require_all`` (a tuning table's variants): a pruned variant
+        is an error naming it and the reason."""
         from .codegen.cubin import link_ptx_modules
         from .codegen.target import Target
         from .tuning.cost_model import GPU_MODELS, WGMMA_ARCHS
@@ -185,6 +191,9 @@ class VariantBuild:
             for r in spilling:
                 r.pruned = _spills(r, linked.resources)
             live = [r for r in live if not r.pruned]
+        if require_all and len(live) < len(self.results):
+            r = next(r for r in self.results if r.pruned)
+            raise CompileError(f"the tuning table's variant {r.spec.describe()} cannot be built: {r.pruned}")
         if not live:
             reasons = "; ".join(f"v{r.spec.index} ({r.spec.describe()}): {r.pruned}" for r in self.results)
             raise CompileError(f"every variant was pruned: {reasons}")
@@ -221,7 +230,11 @@ class VariantBuild:
                 base = k.name[:-len(r.spec.suffix)]
                 names.setdefault(base, []).append(k.name)
                 metas.setdefault(base, []).append(k.meta())
-        self.dispatchers = [Dispatcher(base, tuple(v), self.default) for base, v in names.items()]
+        self.dispatchers = [Dispatcher(base, tuple(v), self.default, self.tuning.get(base))
+                            for base, v in names.items()]
+        for d in self.dispatchers:
+            if d.tuning is not None:
+                _check_tuning_key(d, self.kernels)
 
     # -- outputs ----------------------------------------------------------------------------------
 
@@ -279,6 +292,64 @@ class VariantBuild:
             else:
                 lines.append(f"{head}: {r.config()}" + (" (default)" if r.spec.index == default else ""))
         return "\n".join(lines)
+
+
+def specs_from_configs(configs: list[dict]) -> list[VariantSpec]:
+    """One :class:`VariantSpec` per meta-parameter dict (a tuning table's variants: every
+    tunable, ``num_warps`` and ``num_stages`` fixed)."""
+    return [VariantSpec(i, tuple((k, v) for k, v in c.items() if k not in ("num_warps", "num_stages")),
+                        c["num_warps"], c["num_stages"]) for i, c in enumerate(configs)]
+
+
+def _check_tuning_key(d, kernels) -> None:
+    """A tuning table's key must name integer scalar parameters of its kernel."""
+    k = next(k for k in kernels if k.name == d.variants[0])
+    params = {p.name: p for p in k.params}
+    for name in d.tuning.key:
+        p = params.get(name)
+        if p is None or p.is_pointer or not p.scalar_type.is_integer or p.dtype == "bool":
+            what = "is not a parameter" if p is None else f"is a {p.dtype}{' pointer' if p.is_pointer else ''}"
+            raise CompileError(f"the tuning table's key '{name}' of kernel '{d.name}' {what}; a key names "
+                               "integer scalar parameters")
+
+
+def tunable_space(text: str, path: str, options: CompileOptions) -> dict[str, list[int] | None]:
+    """The meta-parameter names a variant may set, with their allowed values: every ``const
+    tunable`` (its ``--tune`` list, else its ``-D`` value, else its candidates; ``None`` when a
+    candidate is not an integer literal), every ``--tune`` name, and every macro the
+    preprocessed source uses (``None``: any value) that ``-D`` does not define.
+
+    Raises:
+        CompileError: the source does not preprocess or parse.
+    """
+    from .diagnostics import DiagnosticSink
+    from .frontend.parser import parse_preprocessed
+    from .frontend.preprocess import preprocess
+
+    pre = preprocess(text, path, dict(options.defines), list(options.include_dirs), SourceManager(),
+                     DiagnosticSink())
+    tu = parse_preprocessed(pre, path, options.kernel)
+    space: dict[str, list[int] | None] = {k: list(v) for k, v in options.tune.items()}
+    for name in sorted(pre.used_names):
+        if name not in space and name not in options.defines:
+            space[name] = None
+    for decl in tu.tunables:
+        if decl.name in space:
+            continue
+        if decl.override is not None:
+            try:
+                space[decl.name] = [int(decl.override.strip(), 0)]
+            except ValueError:
+                space[decl.name] = None
+            continue
+        values = []
+        for c in decl.candidates:
+            if type(getattr(c, "value", None)) is not int:
+                values = None
+                break
+            values.append(c.value)
+        space[decl.name] = values
+    return space
 
 
 def _spills(r: VariantResult, resources: dict) -> str | None:

@@ -398,3 +398,31 @@ class _CubinModule:
         config = core.LaunchConfig(grid=dims, block=(spec.block_threads, 1, 1),
                                    shmem_size=spec.shared_bytes)
         core.launch(stream, config, kernel, *converted)
+
+
+# ---- tuned dispatch (tritonc/tuning/dispatch.py; docs/tuning.md) ----
+
+def _tuned_variant(table, args, default):
+    """The variant a tuning table picks for ``args``: ``table`` is ``(key parameter indices,
+    per-axis rules, ((coordinates, variant), ...))``; a rule is ``None`` (powers of two: the
+    coordinate is ceil(log2(v)), 0 for v <= 1) or ascending bounds (the number of bounds <= v).
+    The entry at the least L1 distance between coordinates wins, the earlier on a tie; ``default``
+    when there is no entry or a key argument is not an integer (the launch's own checks then
+    report it)."""
+    keys, rules, entries = table
+    here = []
+    for i, rule in zip(keys, rules):
+        v = args[i]
+        if isinstance(v, (bool, _np.bool_)) or not isinstance(v, (int, _np.integer)):
+            return default
+        v = int(v)
+        if rule is None:
+            here.append(0 if v <= 1 else (v - 1).bit_length())
+        else:
+            here.append(sum(1 for b in rule if b <= v))
+    best, best_distance = default, None
+    for coords, variant in entries:
+        distance = sum(abs(a - b) for a, b in zip(coords, here))
+        if best_distance is None or distance < best_distance:
+            best, best_distance = variant, distance
+    return best

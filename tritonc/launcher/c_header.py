@@ -344,6 +344,8 @@ def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel], prefix: s
     call_args = ", ".join(["stream"] + ([] if declared else ["grid_x", "grid_y", "grid_z"]) + cnames)
     n, name = len(ks), prefix + d.name
     tp = prefix or "tritonc_"
+    if d.tuning is not None:
+        return _tuned_dispatcher_api(d, ks, cnames, args, call_args, prefix)
     metas = [" ".join(f"{k}={v}" for k, v in k.meta().items()) for k in ks]
     lines = ["", f"/* ---- {name}: {n} variants, default {d.default} ---- */", "",
              f"static inline unsigned int {name}_num_variants(void) {{ return {n}u; }}",
@@ -372,6 +374,28 @@ def _dispatcher_api(d: Dispatcher, by_name: dict[str, CompiledKernel], prefix: s
         lines.append(f"    case {i}u: return {prefix}{k.name}({call_args});")
     lines += ["    default: return CUDA_ERROR_INVALID_VALUE;", "    }", "}"]
     return lines
+
+
+def _tuned_dispatcher_api(d: Dispatcher, ks: list[CompiledKernel], cnames: list[str], args: list[str],
+                          call_args: str, prefix: str) -> list[str]:
+    """C for a :class:`Dispatcher` with a tuning table (``--tuning``, :mod:`.tuned`): the same
+    API as :func:`_dispatcher_api`, plus ``K_tuned_variant(key...)``; ``K(...)`` launches the
+    variant that function picks from the key arguments."""
+    plain = _dispatcher_api(Dispatcher(d.name, d.variants, d.default), {k.name: k for k in ks}, prefix)
+    name, tp = prefix + d.name, prefix or "tritonc_"
+    by_param = {p.name: c for p, c in zip(ks[0].params, cnames)}
+    keys = [by_param[k] for k in d.tuning.key]
+    start = next(i for i, line in enumerate(plain) if line.startswith(f"static inline CUresult {name}("))
+    end = plain.index("}", start)
+    body = [f"static inline CUresult {name}(" + ",\n        ".join(args) + ")", "{",
+            f"    switch ({name}_tuned_variant({', '.join(f'(long long){c}' for c in keys)})) {{"]
+    body += [f"    case {i}u: return {prefix}{k.name}({call_args});" for i, k in enumerate(ks)]
+    body += ["    default: return CUDA_ERROR_INVALID_VALUE;", "    }", "}"]
+    comment = plain[start - 1].replace(": the default variant", ": the variant the tuning table picks")
+    from .tuned import c_function as tuned_function
+
+    return (plain[:start - 1] + tuned_function(d.tuning, f"{name}_tuned_variant", keys, d.default, tp) + [""]
+            + [comment] + body + plain[end + 1:])
 
 
 def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
@@ -489,6 +513,11 @@ def generate_c_header(kernels: CompiledKernel | Sequence[CompiledKernel], *,
         from .grid import c_helper_definitions
 
         out.extend(_grid_names(line, P) for line in c_helper_definitions())
+        emit("")
+    if any(d.tuning is not None for d in dispatchers):
+        from .tuned import c_helper_definitions as tuned_helpers
+
+        out.extend(tuned_helpers(tp, mp))
         emit("")
     if namespaces:
         emit("#ifdef __cplusplus")

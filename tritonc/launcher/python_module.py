@@ -142,6 +142,36 @@ def _dispatcher_lines(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list
             f"{d.name}.metadata = {ks[d.default].name}.metadata"]
 
 
+def _tuned_dispatcher_lines(d: Dispatcher, by_name: dict[str, CompiledKernel], lines: list[str]) -> list[str]:
+    """:func:`_dispatcher_lines` for a dispatcher with a tuning table (``--tuning``): with
+    ``variant=None`` it launches the variant ``_tuned_variant`` picks from the key arguments
+    (:mod:`tritonc.tuning.dispatch`); ``K.tuned_variant(key values...)`` says which."""
+    params = by_name[d.variants[0]].params
+    names = py_param_names(params)
+    index = {p.name: i for i, p in enumerate(params)}
+    keys = [index[k] for k in d.tuning.key]
+    at = lines.index(f"        variant = {d.default}")
+    args = ", ".join(names)
+    lines = (lines[:at] + [f"        variant = _tuned_variant(_{d.name}_tuning, ({args}{',' if len(names) == 1 else ''}), {d.default})"]
+             + lines[at + 1:])
+    head = next(i for i, line in enumerate(lines) if line.startswith(f"def {d.name}("))
+    lines[head + 1] = lines[head + 1].replace("None: the default, ", "None: the tuning table's pick, else the default ")
+    key_names = [names[i] for i in keys]
+    return (lines[:head] + [f"# the tuning table: (key parameter indices, per-axis rules (None: powers of two), "
+                            "((coordinates, variant), ...))",
+                            f"_{d.name}_tuning = {d.tuning.python_literal(keys)}", "", ""] + lines[head:]
+            + ["", "",
+               f"def _{d.name}_tuned_variant({', '.join(key_names)}):",
+               f'    """The variant {d.name}() launches for these values of {", ".join(d.tuning.key)}."""',
+               f"    _args = [0] * {len(params)}",
+               *[f"    _args[{i}] = {n}" for i, n in zip(keys, key_names)],
+               f"    return _tuned_variant(_{d.name}_tuning, _args, {d.default})",
+               "",
+               "",
+               f"{d.name}.tuned_variant = _{d.name}_tuned_variant",
+               f"{d.name}.tuning_key = {tuple(d.tuning.key)!r}"])
+
+
 def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                            module_name: str | None = None, command: str | None = None,
                            dispatchers: Sequence[Dispatcher] = ()) -> str:
@@ -270,7 +300,10 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
         emit(f"{k.name}.meta = {k.meta()!r}")
     by_name = {k.name: k for k in kernels}
     for d in dispatchers:
-        out.extend(_dispatcher_lines(d, by_name))
+        lines = _dispatcher_lines(d, by_name)
+        if d.tuning is not None:
+            lines = _tuned_dispatcher_lines(d, by_name, lines)
+        out.extend(lines)
     return "\n".join(out) + "\n"
 
 

@@ -444,6 +444,9 @@ class Dispatcher:
         variants: the variants' kernel names in the same launcher module (``matmul__v0``, ...),
             in index order.
         default: the index launched when no variant is named.
+        tuning: a :class:`~tritonc.tuning.dispatch.TunedDispatch` (``--tuning``): the default
+            entry point launches the variant it picks from the key arguments instead of
+            ``default`` (which it falls back to when the table has no entry).
 
     Raises:
         ValueError: no variants, or ``default`` out of range.
@@ -452,6 +455,7 @@ class Dispatcher:
     name: str
     variants: tuple[str, ...]
     default: int = 0
+    tuning: object | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variants", tuple(self.variants))
