@@ -285,12 +285,14 @@ class VariantBuild:
         lines = [f"tritonc: {len(self.specs)} variant(s), {len(self.survivors)} kept, compiled with "
                  f"{min(self.jobs, len(self.specs))} process(es)"]
         default = self.survivors[self.default].spec.index if self.survivors else None
+        ids = {r.spec.index: i for i, r in enumerate(self.survivors)}  # K_by_id's numbering
         for r in self.results:
             head = f"tritonc:   v{r.spec.index} {r.spec.describe()}"
             if r.pruned:
                 lines.append(f"{head}: pruned, {r.pruned}")
             else:
-                lines.append(f"{head}: {r.config()}" + (" (default)" if r.spec.index == default else ""))
+                lines.append(f"{head}: {r.config()}, variant id {ids[r.spec.index]}"
+                             + (" (default)" if r.spec.index == default else ""))
         return "\n".join(lines)
 
 

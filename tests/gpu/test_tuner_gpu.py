@@ -17,7 +17,6 @@ ARCH = gpu_arch()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(ARCH is None, reason="needs an NVIDIA GPU and driver")]
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 VECTOR_ADD = ROOT / "examples" / "vector_add.tri"
 SIZES = """key = ["N"]
 [[sizes]]
@@ -43,7 +42,7 @@ def run(*cmd, cwd):
 
 def test_tune_then_dispatch(tmp_path):
     (tmp_path / "s.toml").write_text(SIZES)
-    run(BIN / "tritonc-tune", VECTOR_ADD, "--sizes", "s.toml", "-o", "t.json", "--tune", "BLOCK=256,1024",
+    run(sys.executable, "-m", "tritonc.tools.tune", VECTOR_ADD, "--sizes", "s.toml", "-o", "t.json", "--tune", "BLOCK=256,1024",
         "--num-warps", "4,8", "--arch", arch(), "--reps", "10", "--no-cache", cwd=tmp_path)
     table = json.loads((tmp_path / "t.json").read_text())["kernels"]["vector_add"]
     assert [v["meta"]["BLOCK"] for v in table["variants"]] == [256, 256, 1024, 1024]
@@ -51,7 +50,7 @@ def test_tune_then_dispatch(tmp_path):
     for e in table["entries"].values():
         assert all(t is not None and 0 < t < 10000 for t in e["us"]), e
         assert e["variant"] == min(range(4), key=lambda i: e["us"][i])
-    run(BIN / "tritonc", VECTOR_ADD, "--tuning", "t.json", "--emit=py", "-o", "va.py", "--arch", arch(),
+    run(sys.executable, "-m", "tritonc", VECTOR_ADD, "--tuning", "t.json", "--emit=py", "-o", "va.py", "--arch", arch(),
         "--tune", "BLOCK=256,1024", "--num-warps", "4,8", cwd=tmp_path)
     sys.path.insert(0, str(tmp_path))
     try:
@@ -80,7 +79,7 @@ def test_inputs_file(tmp_path):
         "def make_inputs(size):\n"
         "    n = size['N']\n"
         "    return [np.zeros(n, np.float32), np.ones(n, np.float32), np.arange(n, dtype=np.float32), n]\n")
-    run(BIN / "tritonc-tune", VECTOR_ADD, "--sizes", "s.toml", "--inputs", "inputs.py", "-o", "t.json",
+    run(sys.executable, "-m", "tritonc.tools.tune", VECTOR_ADD, "--sizes", "s.toml", "--inputs", "inputs.py", "-o", "t.json",
         "--tune", "BLOCK=512,1024", "--arch", arch(), "--reps", "5", "--no-cache", cwd=tmp_path)
     (entry,) = json.loads((tmp_path / "t.json").read_text())["kernels"]["vector_add"]["entries"].values()
     assert entry["sizes"] == [{"N": 5000}] and all(t is not None for t in entry["us"])

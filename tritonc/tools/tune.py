@@ -681,7 +681,7 @@ def run_tuner(source: str, sizes_path: str, output: str, inputs: str | None, opt
         timed = [(t, i) for i, t in enumerate(m.us) if t is not None]
         if timed:
             t, i = min(timed)
-            echo(f"tritonc-tune: {name} at {m.size}: variant {i} ({_meta(variants[i])}) {t:.1f} us")
+            echo(f"tritonc-tune: {name} at {m.size}: variant id {i} ({_meta(variants[i])}) {t:.1f} us")
     table = table_for(name, key, spec.buckets, variants, ms, text, path, options.arch)
     write_atomically(output, table.dumps())
 
