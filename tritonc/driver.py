@@ -505,6 +505,11 @@ class Compilation:
             return self
         return self._derived(specialize=True)
 
+    def for_arch(self, arch: str) -> "Compilation":
+        """This compilation for another architecture (a fatbin's other images, ``tritonc.multiarch``):
+        the same frontend module, meta-parameters and diagnostics, ``options.arch`` replaced."""
+        return self if arch == self.options.arch else self._derived(arch=arch)
+
     def _derived(self, **option_changes) -> "Compilation":
         import copy
         import dataclasses
@@ -664,6 +669,10 @@ class Compilation:
             return self.ptx
         if kind == "cubin":
             return self.cubin
+        if kind == "fatbin":  # this arch's SASS plus forward-compatible PTX (tritonc.multiarch)
+            from .multiarch import FatbinBuild
+
+            return FatbinBuild(self, (self.options.arch,)).fatbin
         if kind == "header":
             return self.header
         if kind == "py":

@@ -32,6 +32,7 @@ EMIT_SUFFIXES = {
     "llir": ".ll",
     "ptx": ".ptx",
     "cubin": ".cubin",
+    "fatbin": ".fatbin",
     "header": ".h",
     "py": ".py",
 }

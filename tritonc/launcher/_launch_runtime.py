@@ -312,7 +312,9 @@ class _CubinModule:
         kernel = self._kernels.get(spec.name)
         if kernel is None:
             if not self._kernels:
-                self._object_code = core.ObjectCode.from_cubin(self._cubin, name=self._name)
+                load = core.ObjectCode.from_fatbin if self._cubin[:4] == b"\x50\xed\x55\xba" \
+                    else core.ObjectCode.from_cubin  # a fatbin: the driver picks the device's image
+                self._object_code = load(self._cubin, name=self._name)
             kernel = self._object_code.get_kernel(spec.name)
             sizes = [size for _, size in kernel.arguments_info]
             expected = [p.size for p in spec.params]
