@@ -327,6 +327,13 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             check(value)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint=hint) from None
+    if symbol_prefix and "py" in kinds:
+        from .launcher.python_module import prefixed_names
+
+        try:
+            prefixed_names([], symbol_prefix)
+        except ValueError as e:
+            raise click.BadParameter(f"{e}, as the Python module needs", param_hint="--symbol-prefix") from None
     if specialize is None and any(k in ("cubin", "fatbin", "header", "py") for k in kinds):
         specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(

@@ -645,7 +645,7 @@ class Compilation:
 
         kernels = self.kernels
         with self.timer("launchers"):
-            return generate_python_module(kernels)
+            return generate_python_module(kernels, symbol_prefix=self.options.symbol_prefix)
 
     def _require_kernel(self) -> None:
         """Every output after ``ttir`` is for launching kernels: a file without one is an error

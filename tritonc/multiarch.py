@@ -188,7 +188,7 @@ class FatbinBuild:
         if kind == "py":
             from .launcher.python_module import generate_python_module
 
-            return generate_python_module(self.kernels)
+            return generate_python_module(self.kernels, symbol_prefix=self.primary.options.symbol_prefix)
         if kind == "ttir":
             return self.primary.emit("ttir")
         raise ValueError(f"--emit={kind} is one architecture's output; a list of architectures writes "

@@ -144,7 +144,7 @@ def _dispatcher_lines(d: Dispatcher, by_name: dict[str, CompiledKernel]) -> list
 
 def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *,
                            module_name: str | None = None, command: str | None = None,
-                           dispatchers: Sequence[Dispatcher] = ()) -> str:
+                           dispatchers: Sequence[Dispatcher] = (), symbol_prefix: str = "") -> str:
     """Return the source of a launcher module for ``kernels`` (all from one cubin).
 
     Args:
@@ -153,15 +153,20 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
         command: the command line shown in the banner (omit for byte-stable output).
         dispatchers: public names that launch one of several variants among ``kernels``
             (:class:`~tritonc.launcher.signature.Dispatcher`; ``tritonc.variants``).
+        symbol_prefix: ``--symbol-prefix``: the launchers (kernels and dispatchers) and
+            ``metadata`` are named ``<prefix><name>`` instead (:func:`prefixed_names`); the
+            ``metadata`` keys stay the cubin's kernel names.
 
     Raises:
-        ValueError: no kernels, kernels of different cubins, a reserved kernel name, or a
-            dispatcher naming a missing kernel or variants of different parameters.
+        ValueError: no kernels, kernels of different cubins, a reserved kernel name, a
+            dispatcher naming a missing kernel or variants of different parameters, or a
+            prefix that is not a Python identifier's start or starts with ``_``.
     """
     if isinstance(kernels, CompiledKernel):
         kernels = [kernels]
     kernels = list(kernels)
     _check_kernels(kernels)
+    renames = prefixed_names([k.name for k in kernels] + [d.name for d in dispatchers], symbol_prefix)
     first = kernels[0]
     module_name = module_name or first.name
 
@@ -240,6 +245,8 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
             emit(f'    """The declared grid ({grid_text(k.grid)})."""'.replace("\\", "\\\\"))
             emit(f"    return ({', '.join(grid_py(d, by_name) for d in k.grid)},)")
         emit("")
+        emit(f"_{k.name}_meta = {k.meta()!r}")
+        emit("")
         emit("")
         signature = ", ".join(names + ["*", "grid=None", "stream=None"])
         emit(f"def {k.name}({signature}):")
@@ -262,16 +269,51 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
         emit('    """')
         args = f"({', '.join(names)}{',' if len(names) == 1 else ''})"
         emit(f"    _args = {args}")
-        emit(f"    grid = _resolve_grid(_{k.name}_spec, grid, {declared}, {k.name}.meta, _args)")
+        emit(f"    grid = _resolve_grid(_{k.name}_spec, grid, {declared}, _{k.name}_meta, _args)")
         emit(f"    _module.launch(_{k.name}_spec, grid, stream, _args)")
         emit("")
         emit("")
         emit(f"{k.name}.metadata = metadata[{k.name!r}]")
-        emit(f"{k.name}.meta = {k.meta()!r}")
+        emit(f"{k.name}.meta = _{k.name}_meta")
     by_name = {k.name: k for k in kernels}
     for d in dispatchers:
         out.extend(_dispatcher_lines(d, by_name))
+    out.extend(_prefix_lines(renames))
     return "\n".join(out) + "\n"
+
+
+def prefixed_names(names: Sequence[str], prefix: str) -> dict[str, str]:
+    """``--symbol-prefix`` in the Python module: the public name of each launcher of ``names``
+    and of ``metadata`` (``{"vector_add": "mm64_vector_add", "metadata": "mm64_metadata"}``);
+    empty without a prefix.
+
+    Raises:
+        ValueError: ``prefix`` does not start a Python identifier, starts with ``_`` (the
+            module's private names), or makes a public name equal to another's.
+    """
+    if not prefix:
+        return {}
+    if not (prefix + "x").isidentifier() or prefix.startswith("_"):
+        raise ValueError(f"symbol prefix '{prefix}' is not the start of a public Python name "
+                         "(letters, digits and '_', not starting with a digit or '_')")
+    renames = {n: prefix + n for n in list(names) + ["metadata"]}
+    clash = [n for n in renames.values() if (n in renames and renames[n] != n) or keyword.iskeyword(n)]
+    if clash:
+        raise ValueError(f"symbol prefix '{prefix}' gives '{clash[0]}', which is another public name of the module "
+                         "or a Python keyword")
+    return renames
+
+
+def _prefix_lines(renames: dict[str, str]) -> list[str]:
+    """Bind each launcher to its prefixed name and remove the unprefixed one; ``__all__`` lists
+    the public names (``from module import *`` brings exactly those)."""
+    if not renames:
+        return []
+    lines = ["", "", "# ---- --symbol-prefix: the public names ----"]
+    lines += [f"{new} = {old}" for old, new in renames.items()]
+    lines.append(f"del {', '.join(renames)}")
+    lines.append(f"__all__ = {sorted(list(renames.values()) + ['CUDAUnavailableError'])!r}")
+    return lines
 
 
 def write_python_module(path: str, kernels: CompiledKernel | Sequence[CompiledKernel], *,
