@@ -74,7 +74,7 @@ def _check_kernels(kernels: Sequence[CompiledKernel]) -> None:
                              "one module holds the kernels of one cubin")
         if k.name in seen:
             raise ValueError(f"two kernels are named '{k.name}'")
-        if k.name in ("metadata", "CUDAUnavailableError") or k.name.startswith("_"):
+        if k.name in ("metadata", "CUDAUnavailableError", "register_torch_op") or k.name.startswith("_"):
             raise ValueError(f"kernel name '{k.name}' is reserved in the Python module")
         seen.add(k.name)
 
@@ -278,8 +278,40 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
     by_name = {k.name: k for k in kernels}
     for d in dispatchers:
         out.extend(_dispatcher_lines(d, by_name))
+    out.extend(_torch_op_lines(kernels, renames))
     out.extend(_prefix_lines(renames))
     return "\n".join(out) + "\n"
+
+
+def _torch_op_lines(kernels: Sequence[CompiledKernel], renames: dict[str, str]) -> list[str]:
+    """``register_torch_op()``: the module's kernels as torch custom ops (``torch.library``; the
+    runtime's ``_register_torch_ops``). Each op is named as its launcher (with the prefix)."""
+    lines = ["", "", "# ---- torch custom ops ----", "_torch_op_kernels = (  # (op name, launcher, parameter names, "
+             "kinds, dtypes, mutated parameters, declares a grid)"]
+    for k in kernels:
+        names = py_param_names(k.params)
+        mutated = tuple(n for p, n in zip(k.params, names) if p.is_pointer and not p.readonly)
+        lines.append(f"    ({renames.get(k.name, k.name)!r}, {k.name}, {tuple(names)!r}, "
+                     f"{tuple(p.kind for p in k.params)!r}, {tuple(p.dtype for p in k.params)!r}, {mutated!r}, "
+                     f"{k.grid is not None}),")
+    lines += [")",
+              "",
+              "",
+              "def register_torch_op(kernels=None, *, namespace=\"tritonc\"):",
+              '    """Register kernels of this module as torch custom ops, torch.ops.<namespace>.<kernel>',
+              "    (torch.library.custom_op; torch is imported here, not before): usable in eager code,",
+              "    inside torch.compile and in CUDA graphs. Each op takes the launcher's arguments (tensors",
+              "    for pointers), launches on the kernel's declared grid and torch's current stream, and",
+              "    returns nothing: it mutates every pointer argument not declared __readonly, which its fake",
+              "    kernel (for tracing) models by allocating and returning nothing.",
+              "",
+              "    kernels: a kernel name or names (default: every kernel of the module).",
+              "    Returns {kernel name: op}. Registering again returns the same ops.",
+              "    Raises ValueError for a kernel without a declared grid (__grid or --grid) or an unknown",
+              '    name; ImportError without torch."""',
+              "    only = None if kernels is None else ((kernels,) if isinstance(kernels, str) else tuple(kernels))",
+              "    return _register_torch_ops(namespace, _torch_op_kernels, only)"]
+    return lines
 
 
 def prefixed_names(names: Sequence[str], prefix: str) -> dict[str, str]:
@@ -296,7 +328,7 @@ def prefixed_names(names: Sequence[str], prefix: str) -> dict[str, str]:
     if not (prefix + "x").isidentifier() or prefix.startswith("_"):
         raise ValueError(f"symbol prefix '{prefix}' is not the start of a public Python name "
                          "(letters, digits and '_', not starting with a digit or '_')")
-    renames = {n: prefix + n for n in list(names) + ["metadata"]}
+    renames = {n: prefix + n for n in list(names) + ["metadata", "register_torch_op"]}
     clash = [n for n in renames.values() if (n in renames and renames[n] != n) or keyword.iskeyword(n)]
     if clash:
         raise ValueError(f"symbol prefix '{prefix}' gives '{clash[0]}', which is another public name of the module "
