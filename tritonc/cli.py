@@ -177,6 +177,24 @@ def _multi_arch_kinds(kinds: list[str], emit: str | None, output: str | None) ->
     return kinds
 
 
+def _error_limit(flags: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+    """``-ferror-limit=N`` (``-ferror-limit N`` is rewritten to it by :func:`main`) out of the
+    ``-f`` flags: the other flags and the limit (the last one given; default 20, 0: none)."""
+    from .diagnostics import DEFAULT_ERROR_LIMIT
+
+    limit, rest = DEFAULT_ERROR_LIMIT, []
+    for flag in flags:
+        name, eq, value = flag.partition("=")
+        if name != "error-limit":
+            rest.append(flag)
+            continue
+        if not eq or not value.strip().isdigit():
+            raise click.BadParameter(f"'-f{flag}': the limit must be a number of errors, 0 or more "
+                                     "(-ferror-limit=N or -ferror-limit N)", param_hint="-ferror-limit")
+        limit = int(value)
+    return tuple(rest), limit
+
+
 def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str, str]:
     if output == "-":
         if len(kinds) != 1:
@@ -299,6 +317,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     stages = stages_list[0] if stages_list else None
     if jobs is not None and jobs < 1:
         raise click.BadParameter(f"{jobs} is not a positive number of processes", param_hint="-j")
+    codegen_flags, error_limit = _error_limit(codegen_flags)
     try:
         codegen = parse_codegen_flags(codegen_flags)
     except ValueError as e:
@@ -341,7 +360,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
         specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo,
-        symbol_prefix=symbol_prefix, cpp_namespace=cpp_namespace)
+        symbol_prefix=symbol_prefix, cpp_namespace=cpp_namespace, error_limit=error_limit)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     from .variants import has_variants
@@ -430,7 +449,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     except CompileError as e:
         for w in comp.diag.warnings if comp is not None else ():  # warnings found before the error
             click.echo(sources.render(w), err=True)
-        click.echo(sources.render(e.diagnostic), err=True)
+        for d in e.diagnostics:  # several where the checks go on after an error (-ferror-limit)
+            click.echo(sources.render(d), err=True)
         sys.exit(1)
     except Exception as e:  # InternalCompilerError, or any other crash: a tritonc bug either way
         if os.environ.get("TRITONC_TRACEBACK"):
@@ -463,9 +483,27 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 sys.stdout.flush()
 
 
+def _join_error_limit(args: list[str]) -> list[str]:
+    """``-ferror-limit N`` (clang's spelling with a space) as ``-ferror-limit=N``, which the ``-f``
+    option takes (before ``--`` only)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            return out + args[i:]
+        if args[i] == "-ferror-limit" and i + 1 < len(args):
+            out.append(f"-ferror-limit={args[i + 1]}")
+            i += 2
+        else:
+            out.append(args[i])
+            i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``tritonc``)."""
+    args = _join_error_limit(list(sys.argv[1:] if argv is None else argv))
     try:
-        tritonc.main(args=argv, prog_name="tritonc", standalone_mode=True)
+        tritonc.main(args=args, prog_name="tritonc", standalone_mode=True)
     except KeyboardInterrupt:
         sys.exit(130)

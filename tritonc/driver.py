@@ -435,7 +435,7 @@ class Compilation:
         self.options = options or CompileOptions()
         self.pass_options = pass_options or PassOptions()
         self.sources = sources or SourceManager()
-        self.diag = DiagnosticSink(self.options.warnings_off, self.options.werror)
+        self.diag = DiagnosticSink(self.options.warnings_off, self.options.werror, self.options.error_limit)
         if path is not None:  # source text with the name diagnostics should show (``<stdin>``)
             self.text, self.path = str(source_or_path), path
         else:
