@@ -259,7 +259,8 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
 @click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
 @click.option("-f", "codegen_flags", multiple=True, metavar="FLAG",
-              help="Code-generation flag, e.g. -fno-wide-addresses, -ff32-division=rn (listed below).")
+              help="Code-generation flag, e.g. -fno-wide-addresses, -ff32-division=rn (listed below); "
+                   "-ferror-limit N: stop after N errors (default 20, 0: no limit).")
 @click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror; -W<name> / -Wno-<name> switch a warning on / off: "
                    + ", ".join(WARNING_FLAGS) + ".")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")

@@ -18,7 +18,8 @@ What it does, and where the conventions come from (cli-launcher-anchors.md §5c/
 * ``__multipleof``/``__aligned`` promises are checked (``ValueError`` naming the parameter
   and the promise; spec §7);
 * the cubin is loaded lazily, on the first launch, with ``ObjectCode.from_cubin`` (a
-  context-independent ``cuLibrary``); the kernel's parameter sizes are checked against the
+  context-independent ``cuLibrary``; a fatbin of several architectures, ``tritonc.multiarch``,
+  with ``ObjectCode.from_fatbin``, and the driver picks the device's image or JITs the PTX); the kernel's parameter sizes are checked against the
   cubin's (``Kernel.arguments_info``) once; the dynamic shared memory limit is raised per
   device when the kernel needs more than 48 KiB;
 * ``stream=None`` launches on torch's current stream when a torch tensor is among the

@@ -12,7 +12,10 @@ optional. For every kernel ``K(p0, p1, ...)`` of the cubin it defines::
 
 Argument checking and conversion happen before any CUDA call, in code copied from
 ``tritonc/launcher/_launch_runtime.py`` (its docstring lists the rules and their sources).
-The cubin is embedded as base64 and loaded with ``cuda.core`` on the first launch.
+The cubin (or the fatbin of a multi-architecture build) is embedded as base64 and loaded with
+``cuda.core`` on the first launch. ``register_torch_op()`` makes the kernels torch custom ops
+(the runtime's ``_register_torch_ops``; torch is imported then only), and ``--symbol-prefix``
+renames the public names (:func:`prefixed_names`).
 
 A kernel's specialised variants (``CompiledKernel.variants``) are listed in its ``_KernelSpec``;
 the runtime launches the first whose assumptions the arguments meet (same public API).
