@@ -104,13 +104,26 @@ def test_tritonc_add_kernel_builds_and_tracks_includes(tmp_path):
     ("tritonc_add_kernel(app k.tri BOGUS 1)", "tritonc_add_kernel: unknown arguments BOGUS;1"),
 ])
 def test_tritonc_add_kernel_usage_errors(tmp_path, call, message):
+    _configure_fails(tmp_path, call, message, [f"-DTRITONC_EXECUTABLE={TRITONC_BIN}"], None)
+
+
+def test_tritonc_add_kernel_without_tritonc(tmp_path):
+    if shutil.which("tritonc", path="/usr/bin:/bin") is not None:
+        pytest.skip("a tritonc is installed system-wide")
+    env = {k: v for k, v in os.environ.items() if k != "PATH"}
+    env["PATH"] = f"{Path(CMAKE).parent}:/usr/bin:/bin"
+    _configure_fails(tmp_path, "tritonc_add_kernel(app k.tri)",
+                     "tritonc_add_kernel: tritonc not found; set TRITONC_EXECUTABLE", [], env)
+
+
+def _configure_fails(tmp_path, call, message, defines, env):
     src = tmp_path / "src"
     src.mkdir()
     (src / "main.c").write_text("int main(void) { return 0; }\n")
     (src / "CMakeLists.txt").write_text(
         f'cmake_minimum_required(VERSION 3.20)\nproject(demo C)\nlist(APPEND CMAKE_MODULE_PATH "{ROOT / "cmake"}")\n'
         f"include(TritoncKernel)\nadd_executable(app main.c)\n{call}\n")
-    proc = subprocess.run([CMAKE, "-S", src, "-B", tmp_path / "build", f"-DTRITONC_EXECUTABLE={TRITONC_BIN}"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([CMAKE, "-S", src, "-B", tmp_path / "build", *defines],
+                          capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr

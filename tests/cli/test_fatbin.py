@@ -212,3 +212,37 @@ def test_build_fatbin_rejects_nothing_and_bad_data():
     good = build_fatbin({}, {"sm_80": ".version 8.6\n.target sm_80\n.address_size 64\n"})
     with pytest.raises(ValueError):
         parse_fatbin(good[:-8] if len(good) > 24 else good[:20])
+
+
+def test_build_fatbin_errors(monkeypatch):
+    from cuda.bindings import nvfatbin
+
+    from tritonc.diagnostics import CompileError, InternalCompilerError
+
+    with pytest.raises(InternalCompilerError, match="nvFatbin rejected an image: ERROR_ELF_SIZE_MISMATCH"):
+        build_fatbin({"sm_80": b"\x7fELFgarbage"}, {})
+    with pytest.raises(InternalCompilerError, match="ERROR_MISSING_PTX_VERSION"):
+        build_fatbin({}, {"sm_80": "not PTX"})
+    with pytest.raises(ValueError, match="not an SM architecture"):
+        build_fatbin({}, {"compute_80": ".version 8.6\n.target sm_80\n"})
+
+    def missing(*args):
+        raise RuntimeError('Failure finding "libnvfatbin.so.13"\nmore lines')
+
+    monkeypatch.setattr(nvfatbin, "create", missing)
+    with pytest.raises(CompileError, match='nvFatbin is not available \\(Failure finding "libnvfatbin.so.13"\\); '
+                                           'install the nvidia-nvfatbin wheel'):
+        build_fatbin({}, {"sm_80": ".version 8.6\n.target sm_80\n"})
+
+
+def test_fatbin_build_needs_the_primary_compilation():
+    from tritonc.driver import Compilation
+    from tritonc.multiarch import FatbinBuild
+    from tritonc.options import CompileOptions
+
+    comp = Compilation(VECTOR_ADD, CompileOptions(arch="sm_90a"))
+    with pytest.raises(ValueError, match="the compilation is for sm_90a, not the first architecture with SASS of "
+                                         "sm_80,sm_90a"):
+        FatbinBuild(comp, ("sm_80", "sm_90a"))
+    with pytest.raises(ValueError, match="--emit=ptx is one architecture's output"):
+        FatbinBuild(comp, ("sm_90a",)).emit("ptx")
