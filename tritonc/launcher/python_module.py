@@ -156,8 +156,8 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
         command: the command line shown in the banner (omit for byte-stable output).
         dispatchers: public names that launch one of several variants among ``kernels``
             (:class:`~tritonc.launcher.signature.Dispatcher`; ``tritonc.variants``).
-        symbol_prefix: ``--symbol-prefix``: the launchers (kernels and dispatchers) and
-            ``metadata`` are named ``<prefix><name>`` instead (:func:`prefixed_names`); the
+        symbol_prefix: ``--symbol-prefix``: the launchers (kernels and dispatchers),
+            ``metadata`` and ``register_torch_op`` are named ``<prefix><name>`` instead (:func:`prefixed_names`); the
             ``metadata`` keys stay the cubin's kernel names.
 
     Raises:
@@ -318,8 +318,8 @@ def _torch_op_lines(kernels: Sequence[CompiledKernel], renames: dict[str, str]) 
 
 
 def prefixed_names(names: Sequence[str], prefix: str) -> dict[str, str]:
-    """``--symbol-prefix`` in the Python module: the public name of each launcher of ``names``
-    and of ``metadata`` (``{"vector_add": "mm64_vector_add", "metadata": "mm64_metadata"}``);
+    """``--symbol-prefix`` in the Python module: the public name of each launcher of ``names``,
+    of ``metadata`` and of ``register_torch_op`` (``{"vector_add": "mm64_vector_add", ...}``);
     empty without a prefix.
 
     Raises:
