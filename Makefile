@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
+	@# CPU torch for the torch custom-op tests (tests/launcher/test_torch_op.py), where it can be had;
+	@# without it those tests skip. torch is no dependency of tritonc (its modules import it lazily).
+	$(PY) -m pip install -q -e '.[test,torch]' || echo "tritonc: torch not installed; the torch op tests will skip"
 	touch $@
 
 # The main job: examples/matmul.tri -> cubin, PTX, C header and Python launcher in build/

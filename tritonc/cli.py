@@ -27,11 +27,12 @@ Examples:
   tritonc matmul.tri -o build/matmul --emit=cubin,ptx,header,py
   tritonc softmax.tri -D BLOCK=1024 --emit=ttir -o -    # print the tile IR
   tritonc matmul.tri --arch sm_80 -D TM=128 --num-warps 8 -o mm.ptx
+  tritonc matmul.tri --arch sm_80,sm_90a,sm_100 -o build/mm --emit=fatbin,header,py
   tritonc kernels.tri --kernel add --print-ir-after=canonicalize --emit=ttir -o -
 
 \b
 Output kinds (--emit, or the suffix of -o): ttir (.ttir), ttgir (.ttgir), llir (.ll),
-ptx (.ptx), cubin (.cubin), header (.h), py (.py). With several kinds each is written next
+ptx (.ptx), cubin (.cubin), fatbin (.fatbin), header (.h), py (.py). With several kinds each is written next
 to the -o base name with its own suffix.
 
 \b
@@ -141,7 +142,7 @@ def _tuned_build(comp, options, warps_list, stages_list, jobs, table_path):
 
 
 def _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage=False,
-               tuning_digest=None) -> str | None:
+               tuning_digest=None, archs=()) -> str | None:
     """The compile cache's key for this run (tritonc/cache.py), or None when the source does not
     preprocess (the compilation then reports the error; errors are never cached)."""
     import re
@@ -163,7 +164,8 @@ def _cache_key(comp, options, sources, warps_list, stages_list, verbose, resourc
             return None
     return cache_key(comp.text, preprocessed, options,
                      {"num_warps": warps_list, "num_stages": stages_list, "verbose": verbose,
-                      "resource_usage": resource_usage, **({"tuning": tuning_digest} if tuning_digest else {})})
+                      "resource_usage": resource_usage, "archs": list(archs),
+                      **({"tuning": tuning_digest} if tuning_digest else {})})
 
 
 def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
@@ -180,6 +182,52 @@ def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
             if s == suffix:
                 return [kind]
     return ["cubin"]
+
+
+def _parse_archs(text: str) -> tuple[tuple[str, ...], str]:
+    """``--arch``: the architectures listed (``tritonc.multiarch.parse_arch_list``) and the one the
+    compilation runs its cost model for (the first with SASS)."""
+    from .multiarch import parse_arch_list
+
+    try:
+        archs = parse_arch_list(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--arch'") from None
+    return archs, next(a for a in archs if a in ARCHS)
+
+
+#: What a list of architectures writes: outputs that are the same for every architecture, or hold them all.
+MULTI_ARCH_KINDS = ("ttir", "fatbin", "header", "py")
+
+
+def _multi_arch_kinds(kinds: list[str], emit: str | None, output: str | None) -> list[str]:
+    """The output kinds of a multi-architecture build: a fatbin unless ``--emit`` or the suffix of
+    ``-o`` names kinds, and only kinds that hold every architecture."""
+    if emit is None and kinds == ["cubin"] and not (output and Path(output).suffix == ".cubin"):
+        return ["fatbin"]
+    bad = [k for k in kinds if k not in MULTI_ARCH_KINDS]
+    if bad:
+        raise click.BadParameter(f"--emit={bad[0]} is one architecture's output; with a list of architectures "
+                                 f"emit {', '.join(MULTI_ARCH_KINDS)}", param_hint="'--arch'")
+    return kinds
+
+
+def _error_limit(flags: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+    """``-ferror-limit=N`` (``-ferror-limit N`` is rewritten to it by :func:`main`) out of the
+    ``-f`` flags: the other flags and the limit (the last one given; default 20, 0: none)."""
+    from .diagnostics import DEFAULT_ERROR_LIMIT
+
+    limit, rest = DEFAULT_ERROR_LIMIT, []
+    for flag in flags:
+        name, eq, value = flag.partition("=")
+        if name != "error-limit":
+            rest.append(flag)
+            continue
+        if not eq or not value.strip().isdigit():
+            raise click.BadParameter(f"'-f{flag}': the limit must be a number of errors, 0 or more "
+                                     "(-ferror-limit=N or -ferror-limit N)", param_hint="-ferror-limit")
+        limit = int(value)
+    return tuple(rest), limit
 
 
 def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str, str]:
@@ -218,7 +266,7 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("-o", "--output", metavar="PATH", help="Output file ('-' for stdout), or base name for several kinds.")
-@click.option("--emit", metavar="KINDS", help="Comma-separated output kinds: ttir,ttgir,llir,ptx,cubin,header,py.")
+@click.option("--emit", metavar="KINDS", help="Comma-separated output kinds: ttir,ttgir,llir,ptx,cubin,fatbin,header,py.")
 @click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a preprocessor macro.")
 @click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add a directory to the #include search path.")
 @click.option("--tune", multiple=True, metavar="NAME=a,b,...", help="Candidate values of a meta-parameter (the first is compiled).")
@@ -239,12 +287,15 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
               help="Neither read nor write the compile cache ($TRITONC_CACHE_DIR or the user cache directory; "
                    "TRITONC_NO_CACHE=1 does the same).")
 @click.option("-v", "--verbose", is_flag=True, help="Say which meta-parameters the cost model chose and why.")
-@click.option("--arch", type=click.Choice(ARCHS), default=DEFAULT_ARCH, show_default=True,
-              help="Target GPU architecture (sm_90a: Hopper with wgmma; sm_90: Hopper without it).")
+@click.option("--arch", "arch_list", default=DEFAULT_ARCH, show_default=True, metavar="ARCH[,ARCH...]",
+              help="Target GPU architecture: " + ", ".join(ARCHS) + " (sm_90a: Hopper with wgmma; sm_90: "
+                   "Hopper without it). A comma list (sm_80,sm_90a) writes a fatbin with each SASS image and "
+                   "forward-compatible PTX; sm_100 and sm_120 may be listed as PTX-only targets.")
 @click.option("--ptxas", "use_ptxas", is_flag=True, help="Assemble with ptxas from PATH instead of nvJitLink.")
 @click.option("--allow-tf32", is_flag=True, help="Let '@' on float operands use TF32 tensor cores.")
 @click.option("-f", "codegen_flags", multiple=True, metavar="FLAG",
-              help="Code-generation flag, e.g. -fno-wide-addresses, -ff32-division=rn (listed below).")
+              help="Code-generation flag, e.g. -fno-wide-addresses, -ff32-division=rn (listed below); "
+                   "-ferror-limit N: stop after N errors (default 20, 0: no limit).")
 @click.option("-W", "warning_flags", multiple=True, metavar="FLAG", help="-Werror; -W<name> / -Wno-<name> switch a warning on / off: "
                    + ", ".join(WARNING_FLAGS) + ".")
 @click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS", help="Print the IR after this pass (repeatable).")
@@ -273,13 +324,17 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
 @depfile.click_options
 @click.version_option(__version__, "--version", prog_name="tritonc")
 def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
-            no_cache, verbose, arch, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
+            no_cache, verbose, arch_list, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
             print_ir_after_all, time_passes, print_analysis, specialize, resource_usage, lineinfo, symbol_prefix,
             cpp_namespace, tuning, **make_deps):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
 
+    archs, arch = _parse_archs(arch_list)
+    multi_arch = len(archs) > 1
     kinds = _emit_kinds(emit, output)
+    if multi_arch:
+        kinds = _multi_arch_kinds(kinds, emit, output)
     paths = _output_paths(kinds, output, source)
     deps = depfile.request_from_options(make_deps, paths, source)
     if deps.only:  # -M / -MM: the rule is the only output
@@ -301,6 +356,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     stages = stages_list[0] if stages_list else None
     if jobs is not None and jobs < 1:
         raise click.BadParameter(f"{jobs} is not a positive number of processes", param_hint="-j")
+    codegen_flags, error_limit = _error_limit(codegen_flags)
     try:
         codegen = parse_codegen_flags(codegen_flags)
     except ValueError as e:
@@ -332,27 +388,38 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             check(value)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint=hint) from None
-    if specialize is None and any(k in ("cubin", "header", "py") for k in kinds):
+    if symbol_prefix and "py" in kinds:
+        from .launcher.python_module import prefixed_names
+
+        try:
+            prefixed_names([], symbol_prefix)
+        except ValueError as e:
+            raise click.BadParameter(f"{e}, as the Python module needs", param_hint="--symbol-prefix") from None
+    if specialize is None and any(k in ("cubin", "fatbin", "header", "py") for k in kinds):
         specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
         tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
         specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo,
-        symbol_prefix=symbol_prefix, cpp_namespace=cpp_namespace)
+        symbol_prefix=symbol_prefix, cpp_namespace=cpp_namespace, error_limit=error_limit)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
     from .variants import has_variants
 
     variants = (has_variants(options, warps_list, stages_list) or tuning is not None) and not deps.only
+    if variants and (multi_arch or "fatbin" in kinds):
+        raise click.BadParameter("variants (--tune, --num-warps or --num-stages lists, --tuning) are not built as "
+                                 "fatbins; give one value per list or one architecture without --emit=fatbin",
+                                 param_hint="'--arch'")
     if variants and use_ptxas:
         raise click.BadParameter("variants are linked into one cubin by nvJitLink; drop --ptxas or give one "
                                  "value per list", param_hint="--ptxas")
     sources = SourceManager()
     comp = None
-    if any(k in ("ptx", "cubin", "header", "py") for k in kinds) and not (no_cache or os.environ.get("TRITONC_NO_CACHE")):
+    if any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds) and not (no_cache or os.environ.get("TRITONC_NO_CACHE")):
         pass  # a cache hit needs no LLVM: the worker is started on the first miss below
-    elif any(k in ("ptx", "cubin", "header", "py") for k in kinds):
+    elif any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds):
         _prestart_llvm()
     try:
         if source == "-":
@@ -369,7 +436,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         if not no_cache and not (print_after or print_ir_after_all or time_passes or print_analysis):
             digest = _file_digest(tuning)
             if tuning is None or digest is not None:  # an unreadable table is reported below, uncached
-                key = _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage, digest)
+                key = _cache_key(comp, options, sources, warps_list, stages_list, verbose, resource_usage, digest,
+                                 archs)
         if key is not None:
             from .cache import CompileCache
 
@@ -378,7 +446,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             results, printed = cached
             click.echo(printed, err=True, nl=False)
         else:
-            if key is not None and any(k in ("ptx", "cubin", "header", "py") for k in kinds):
+            if key is not None and any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds):
                 _prestart_llvm()
             printed = []
             if variants:
@@ -395,6 +463,15 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 printed += build.warnings
                 if resource_usage:
                     printed += build.resource_usage_report()
+            elif multi_arch:
+                from .multiarch import FatbinBuild
+
+                build = FatbinBuild(comp, archs)
+                results = {kind: build.emit(kind) for kind in kinds}
+                if verbose:
+                    printed.append(_explain_choice(comp))
+                report = build.resource_usage_report() if resource_usage else []
+                printed += [sources.render(w) for w in comp.diag.warnings] + report
             else:
                 results = {kind: comp.emit(kind) for kind in kinds}
                 if time_passes:
@@ -420,7 +497,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     except CompileError as e:
         for w in comp.diag.warnings if comp is not None else ():  # warnings found before the error
             click.echo(sources.render(w), err=True)
-        click.echo(sources.render(e.diagnostic), err=True)
+        for d in e.diagnostics:  # several where the checks go on after an error (-ferror-limit)
+            click.echo(sources.render(d), err=True)
         sys.exit(1)
     except Exception as e:  # InternalCompilerError, or any other crash: a tritonc bug either way
         if os.environ.get("TRITONC_TRACEBACK"):
@@ -453,9 +531,27 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 sys.stdout.flush()
 
 
+def _join_error_limit(args: list[str]) -> list[str]:
+    """``-ferror-limit N`` (clang's spelling with a space) as ``-ferror-limit=N``, which the ``-f``
+    option takes (before ``--`` only)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            return out + args[i:]
+        if args[i] == "-ferror-limit" and i + 1 < len(args):
+            out.append(f"-ferror-limit={args[i + 1]}")
+            i += 2
+        else:
+            out.append(args[i])
+            i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``tritonc``)."""
+    args = _join_error_limit(list(sys.argv[1:] if argv is None else argv))
     try:
-        tritonc.main(args=argv, prog_name="tritonc", standalone_mode=True)
+        tritonc.main(args=args, prog_name="tritonc", standalone_mode=True)
     except KeyboardInterrupt:
         sys.exit(130)

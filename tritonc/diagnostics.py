@@ -86,6 +86,42 @@ class CompileError(Exception):
         loc = f"{self.loc}: " if self.loc else ""
         return f"{loc}error: {self.message}"
 
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Every error this exception reports, in the order found: this one alone
+        (:class:`CompileErrors` holds several)."""
+        return [self.diagnostic]
+
+
+#: Errors reported in one run before the compiler stops (``-ferror-limit``; clang's default is 20).
+DEFAULT_ERROR_LIMIT = 20
+
+
+class CompileErrors(CompileError):
+    """Several errors in the user's program, found by a check that keeps going after an error
+    (the semantic checks, up to ``-ferror-limit``). It is the :class:`CompileError` of the first
+    error (``diagnostic``, ``message``, ``loc``); :attr:`diagnostics` lists them all in order.
+
+    Args:
+        errors: the errors, in the order found (at least one).
+        limit: the ``-ferror-limit`` that stopped the check, or ``None`` when it ran to the end.
+    """
+
+    def __init__(self, errors: list[CompileError], limit: int | None = None):
+        if not errors:
+            raise ValueError("CompileErrors needs at least one error")
+        first = errors[0].diagnostic
+        super().__init__(first.message, first.loc, first.notes)
+        self.errors = list(errors)
+        self.limit = limit
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        out = [d for e in self.errors for d in e.diagnostics]
+        if self.limit is not None:
+            out.append(Diagnostic("fatal error", f"too many errors emitted, stopping now [-ferror-limit={self.limit}]"))
+        return out
+
 
 class InternalCompilerError(Exception):
     """A bug in tritonc itself (never the user's fault). The CLI reports it and exits with status 3."""
@@ -268,13 +304,17 @@ class DiagnosticSink:
     """Collects warnings during one compilation; errors are raised as :class:`CompileError`.
 
     ``disabled`` holds warning flags switched off with ``-Wno-<flag>`` (names of
-    :data:`WARNING_FLAGS`); ``werror`` turns every warning into an error.
+    :data:`WARNING_FLAGS`); ``werror`` turns every warning into an error. ``error_limit``
+    (``-ferror-limit``, 0: none) is how many errors a check that keeps going after an error
+    (the semantic checks) reports before it stops (:class:`CompileErrors`).
     """
 
-    def __init__(self, disabled: frozenset[str] = frozenset(), werror: bool = False) -> None:
+    def __init__(self, disabled: frozenset[str] = frozenset(), werror: bool = False,
+                 error_limit: int = DEFAULT_ERROR_LIMIT) -> None:
         self.warnings: list[Diagnostic] = []
         self.disabled = disabled
         self.werror = werror
+        self.error_limit = error_limit
 
     def warn(self, flag: str, message: str, loc: SourceLoc | None, notes: list[Diagnostic] | None = None) -> None:
         """Report warning ``flag`` (a :data:`WARNING_FLAGS` name) unless it is disabled; under

@@ -435,7 +435,7 @@ class Compilation:
         self.options = options or CompileOptions()
         self.pass_options = pass_options or PassOptions()
         self.sources = sources or SourceManager()
-        self.diag = DiagnosticSink(self.options.warnings_off, self.options.werror)
+        self.diag = DiagnosticSink(self.options.warnings_off, self.options.werror, self.options.error_limit)
         if path is not None:  # source text with the name diagnostics should show (``<stdin>``)
             self.text, self.path = str(source_or_path), path
         else:
@@ -506,6 +506,11 @@ class Compilation:
         if self.options.specialize is not None:
             return self
         return self._derived(specialize=True)
+
+    def for_arch(self, arch: str) -> "Compilation":
+        """This compilation for another architecture (a fatbin's other images, ``tritonc.multiarch``):
+        the same frontend module, meta-parameters and diagnostics, ``options.arch`` replaced."""
+        return self if arch == self.options.arch else self._derived(arch=arch)
 
     def _derived(self, **option_changes) -> "Compilation":
         import copy
@@ -643,7 +648,7 @@ class Compilation:
 
         kernels = self.kernels
         with self.timer("launchers"):
-            return generate_python_module(kernels)
+            return generate_python_module(kernels, symbol_prefix=self.options.symbol_prefix)
 
     def _require_kernel(self) -> None:
         """Every output after ``ttir`` is for launching kernels: a file without one is an error
@@ -669,6 +674,10 @@ class Compilation:
             return self.ptx
         if kind == "cubin":
             return self.cubin
+        if kind == "fatbin":  # this arch's SASS plus forward-compatible PTX (tritonc.multiarch)
+            from .multiarch import FatbinBuild
+
+            return FatbinBuild(self, (self.options.arch,)).fatbin
         if kind == "header":
             return self.header
         if kind == "py":

@@ -20,6 +20,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from .diagnostics import DEFAULT_ERROR_LIMIT
 from .target import ARCHS, DEFAULT_ARCH, Target
 
 __all__ = ["ARCHS", "DEFAULT_ARCH", "EMIT_SUFFIXES", "CodegenOptions", "CompileOptions", "artifact_identity",
@@ -32,6 +33,7 @@ EMIT_SUFFIXES = {
     "llir": ".ll",
     "ptx": ".ptx",
     "cubin": ".cubin",
+    "fatbin": ".fatbin",
     "header": ".h",
     "py": ".py",
 }
@@ -157,6 +159,9 @@ class CompileOptions:
             (``tritonc.launcher.c_header.generate_c_header``); ``""``: the default names.
         cpp_namespace: the C header's ``--cpp-namespace``: compiled as C++, its launchers are
             declared in this namespace (``A`` or ``A::B``); ``None``: none.
+        error_limit: ``-ferror-limit``: the semantic checks report at most this many errors
+            before stopping (0: no limit). Not part of :func:`artifact_identity` (it changes
+            no output).
     """
 
     defines: dict[str, str] = field(default_factory=dict)
@@ -178,6 +183,7 @@ class CompileOptions:
     codegen: CodegenOptions = field(default_factory=CodegenOptions)
     symbol_prefix: str = ""
     cpp_namespace: str | None = None
+    error_limit: int = DEFAULT_ERROR_LIMIT
 
     @property
     def target(self) -> Target:
@@ -256,7 +262,8 @@ def artifact_identity(options: CompileOptions, target: Target | None = None) -> 
         CompileError: ``options.arch`` is not a supported architecture (when ``target`` is None).
     """
     target = target or options.target
-    record = {f.name: getattr(options, f.name) for f in dataclasses.fields(options) if f.name != "codegen"}
+    record = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)
+              if f.name not in ("codegen", "error_limit")}
     record["codegen"] = dataclasses.asdict(options.codegen)
     record["target"] = target.identity()
     text = json.dumps(record, sort_keys=True, default=_jsonable)

@@ -21,6 +21,13 @@ from .diagnostics import CompileError
 #: GPU architectures tritonc compiles for (``--arch``), oldest first.
 ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
 
+#: Architectures tritonc writes PTX for but no SASS (``--arch sm_80,sm_100``, inside a fatbin): each
+#: is compiled on the path of an architecture of :data:`ARCHS` that it shares (mma.sync, cp.async,
+#: no wgmma), then the PTX is retargeted (``.target``, ``.version``): arch -> (path arch, least PTX
+#: ISA version x10 that knows the target; PTX ISA "Release notes": 8.6 added sm_100, 8.7 sm_120).
+#: sm_120 takes sm_86's path because its CTAs have sm_86's 99 KiB of shared memory, not sm_80's 163.
+PTX_ONLY_ARCHS = {"sm_100": ("sm_80", 86), "sm_120": ("sm_86", 87)}
+
 #: The architecture of a compilation that names none: H100/H200 with wgmma.
 DEFAULT_ARCH = "sm_90a"
 

@@ -257,7 +257,8 @@ class VariantBuild:
         if kind == "py":
             from .launcher.python_module import generate_python_module
 
-            return generate_python_module(self.kernels, dispatchers=self.dispatchers)
+            return generate_python_module(self.kernels, dispatchers=self.dispatchers,
+                                          symbol_prefix=self.options.symbol_prefix)
         return self.default_compilation().emit(kind)
 
     @property

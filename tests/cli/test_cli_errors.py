@@ -772,10 +772,10 @@ USAGE = [
     ("unknown option", ["--no-such-flag"], "Error: No such option '--no-such-flag'."),
     ("unknown --emit kind", ["--emit=exe"],
      "Error: Invalid value for --emit: unknown output kind 'exe'; expected one of "
-     "ttir, ttgir, llir, ptx, cubin, header, py"),
+     "ttir, ttgir, llir, ptx, cubin, fatbin, header, py"),
     ("empty --emit", ["--emit="],
      "Error: Invalid value for --emit: no output kind given; expected one of "
-     "ttir, ttgir, llir, ptx, cubin, header, py"),
+     "ttir, ttgir, llir, ptx, cubin, fatbin, header, py"),
     ("unknown --arch", ["--arch", "sm_70"],
      "Error: Invalid value for '--arch': 'sm_70' is not one of 'sm_80', 'sm_86', 'sm_89', 'sm_90', 'sm_90a'."),
     ("-o - with several kinds", ["-o", "-", "--emit=ptx,cubin"],

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tritonc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceLoc
+from tritonc.diagnostics import CompileError, CompileErrors, Diagnostic, DiagnosticSink, SourceLoc
 from tritonc.frontend import ast
 from tritonc.frontend.ctype import VOID, CType, can_broadcast_to, convert_const, is_scalar_name
 from tritonc.frontend.sema_calls import CallChecker
@@ -57,6 +57,53 @@ class Sema(ExprChecker, CallChecker):
         #: In an element-wise instance, inside a branch of an ``if`` on a tile: the number of scopes
         #: open when the innermost such ``if`` started (``None`` elsewhere).
         self.masked_from: int | None = None
+        #: errors found so far (the checks go on after an error where they can: :meth:`recovering`)
+        self.errors: list[CompileError] = []
+        self.error_limit = self.diag.error_limit
+
+    # -- error recovery (-ferror-limit) ---------------------------------------------------------
+    def record(self, err: CompileError) -> None:
+        """Keep ``err`` and go on; at the ``-ferror-limit``-th error stop with
+        :class:`~tritonc.diagnostics.CompileErrors` (``limit`` set)."""
+        self.errors.append(err)
+        if self.error_limit and len(self.errors) >= self.error_limit:
+            raise CompileErrors(self.errors, self.error_limit)
+
+    def recovering(self, check, *args) -> bool:
+        """Run ``check(*args)``; on a :class:`CompileError`, :meth:`record` it and restore the
+        scopes, loop depth, masked region and current function to what they were before (the
+        statement or function is then skipped as a whole). Returns whether the check passed."""
+        state = (len(self.scopes), self.loop_depth, self.masked_from, self.current)
+        try:
+            check(*args)
+            return True
+        except CompileErrors:
+            raise
+        except CompileError as err:
+            del self.scopes[state[0]:]
+            self.loop_depth, self.masked_from, self.current = state[1], state[2], state[3]
+            self.record(err)
+            return False
+
+    def raise_errors(self) -> None:
+        """Raise the errors found so far: the one error itself, or :class:`CompileErrors`."""
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise CompileErrors(self.errors)
+
+    def block_items(self, items: list[ast.Stmt]) -> None:
+        """Check the statements of a block in order. In a function (not an element-wise instance,
+        whose errors carry a note at the call that made it and stop the check), an error in a
+        statement is recorded and the next statement checked; after an error in a declaration
+        the rest of the block is skipped, as it may use the names declared."""
+        if self.current is None or self.current.elementwise_of is not None:
+            for item in items:
+                self.stmt(item)
+            return
+        for item in items:
+            if not self.recovering(self.stmt, item) and isinstance(item, ast.Decl):
+                return
 
     # -- errors and scopes ----------------------------------------------------------------------
     @staticmethod
@@ -131,12 +178,16 @@ class Sema(ExprChecker, CallChecker):
         for decl in self.tu.decls:
             if isinstance(decl, ast.TunableDecl):
                 self.tunable(decl)
+        # Errors in signatures are all reported; the bodies are checked only when every
+        # signature is right (a body would report its calls to a function whose signature is not).
         for decl in self.tu.decls:
             if isinstance(decl, ast.FunctionDef):
-                self.signature(decl)
+                self.recovering(self.signature, decl)
+        self.raise_errors()
         defined = len(self.result.functions)
         for f in self.result.functions[:defined]:
-            self.body(f)
+            self.recovering(self.body, f)
+        self.raise_errors()
         self.check_recursion()  # before the instances: without recursion, making them ends
         k = defined
         while k < len(self.result.functions):  # element-wise instances; checking one may add more
@@ -233,8 +284,7 @@ class Sema(ExprChecker, CallChecker):
         self.push()
         for sym in f.params:
             self.declare(sym)
-        for item in f.node.body.items:
-            self.stmt(item)
+        self.block_items(f.node.body.items)
         self.pop()
         if not f.result.is_void and not _always_returns(f.node.body):
             self.diag.warn("return-type", f"non-void function '{f.name}' may end without returning a value",
@@ -301,8 +351,7 @@ class Sema(ExprChecker, CallChecker):
             self.check_masked(s)
         if isinstance(s, ast.Compound):
             self.push()
-            for item in s.items:
-                self.stmt(item)
+            self.block_items(s.items)
             self.pop()
         elif isinstance(s, ast.Decl):
             for d in s.declarators:
@@ -532,6 +581,9 @@ def analyze(tu: ast.TranslationUnit, *, tunables: dict[str, int] | None = None,
         diag: receives warnings; errors are raised.
 
     Raises:
-        CompileError: the first violation of the language rules, located at its source.
+        CompileError: the violation of the language rules, located at its source; where the
+            checks go on after an error (statements of a function, functions, signatures),
+            :class:`~tritonc.diagnostics.CompileErrors` with every error found, up to
+            ``diag.error_limit`` (``-ferror-limit``).
     """
     return Sema(tu, tunables, diag).run()

@@ -18,7 +18,8 @@ What it does, and where the conventions come from (cli-launcher-anchors.md §5c/
 * ``__multipleof``/``__aligned`` promises are checked (``ValueError`` naming the parameter
   and the promise; spec §7);
 * the cubin is loaded lazily, on the first launch, with ``ObjectCode.from_cubin`` (a
-  context-independent ``cuLibrary``); the kernel's parameter sizes are checked against the
+  context-independent ``cuLibrary``; a fatbin of several architectures, ``tritonc.multiarch``,
+  with ``ObjectCode.from_fatbin``, and the driver picks the device's image or JITs the PTX); the kernel's parameter sizes are checked against the
   cubin's (``Kernel.arguments_info``) once; the dynamic shared memory limit is raised per
   device when the kernel needs more than 48 KiB;
 * ``stream=None`` launches on torch's current stream when a torch tensor is among the
@@ -312,7 +313,9 @@ class _CubinModule:
         kernel = self._kernels.get(spec.name)
         if kernel is None:
             if not self._kernels:
-                self._object_code = core.ObjectCode.from_cubin(self._cubin, name=self._name)
+                load = core.ObjectCode.from_fatbin if self._cubin[:4] == b"\x50\xed\x55\xba" \
+                    else core.ObjectCode.from_cubin  # a fatbin: the driver picks the device's image
+                self._object_code = load(self._cubin, name=self._name)
             kernel = self._object_code.get_kernel(spec.name)
             sizes = [size for _, size in kernel.arguments_info]
             expected = [p.size for p in spec.params]
@@ -426,3 +429,54 @@ def _tuned_variant(table, args, default):
         if best_distance is None or distance < best_distance:
             best, best_distance = variant, distance
     return best
+
+
+# ---- torch custom ops (the module's register_torch_op) ----
+_TORCH_OPS = {}  # (namespace, op name) -> the op this module registered
+
+
+def _torch_scalar_type(dtype):
+    """The Python type torch.library infers a schema type from (int -> SymInt, float, bool)."""
+    kind = _SCALAR_KINDS[dtype][0]
+    return bool if kind == "bool" else float if kind == "float" else int
+
+
+def _register_torch_ops(namespace, entries, only):
+    """Register each kernel of ``entries`` (op name, launcher, parameter names, kinds, dtypes,
+    mutated parameter names, whether it declares a grid) as the torch custom op
+    ``namespace::name`` (torch.library.custom_op, CUDA implementation = the launcher on the
+    declared grid and torch's current stream; a fake kernel that returns nothing, for tracing:
+    kernels write through their pointers, so the op mutates every pointer argument not declared
+    __readonly and returns nothing). ``only``: op names to register (None: all). Registering
+    again returns the ops already registered. Returns {op name: torch.ops.<namespace>.<name>}."""
+    import inspect
+
+    import torch
+
+    known = {entry[0] for entry in entries}
+    unknown = sorted(set(only or ()) - known)
+    if unknown:
+        raise ValueError(f"register_torch_op(): no kernel '{unknown[0]}' in this module "
+                         f"(kernels: {', '.join(sorted(known))})")
+    chosen = [e for e in entries if only is None or e[0] in only]
+    gridless = [e[0] for e in chosen if not e[6]]
+    if gridless:
+        raise ValueError(f"register_torch_op(): kernel '{gridless[0]}' declares no launch grid (__grid or "
+                         "--grid); a torch op launches on the grid its launcher computes from the arguments")
+    ops = {}
+    for name, launcher, names, kinds, dtypes, mutated, _ in chosen:
+        if (namespace, name) not in _TORCH_OPS:
+            def impl(*args, _launcher=launcher):
+                _launcher(*args)
+
+            impl.__name__ = name
+            impl.__signature__ = inspect.Signature(
+                [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                   annotation=torch.Tensor if k == "pointer" else _torch_scalar_type(d))
+                 for n, k, d in zip(names, kinds, dtypes)], return_annotation=None)
+            op = torch.library.custom_op(f"{namespace}::{name}", impl, mutates_args=tuple(mutated),
+                                         device_types="cuda")
+            op.register_fake(lambda *args: None)  # writes through its arguments, allocates nothing
+            _TORCH_OPS[(namespace, name)] = op
+        ops[name] = getattr(getattr(torch.ops, namespace), name)
+    return ops

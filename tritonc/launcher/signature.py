@@ -323,6 +323,9 @@ class CompiledKernel:
             dimension (``tritonc.frontend.grid``), or ``None``: the caller gives the grid.
         tunables: the value of every ``const tunable`` the kernel was compiled with (chosen,
             fixed or default).
+        fatbin: a fatbin holding ``cubin`` and the images of the other architectures
+            (``tritonc.multiarch``); the launchers embed and load it instead of ``cubin``.
+            Empty: none.
 
     Raises:
         ValueError: out-of-range launch shape, unknown arch, a cubin without the ELF magic, or
@@ -340,6 +343,7 @@ class CompiledKernel:
     variants: tuple[KernelVariant, ...] = ()
     grid: tuple | None = None
     tunables: dict[str, int] = field(default_factory=dict)
+    fatbin: bytes = b""
 
     def __post_init__(self) -> None:
         if not isinstance(self.signature, KernelSignature):
@@ -353,6 +357,9 @@ class CompiledKernel:
         if not isinstance(self.cubin, (bytes, bytearray)) or not bytes(self.cubin).startswith(b"\x7fELF"):
             raise ValueError(f"kernel '{self.name}': cubin is not an ELF image")
         object.__setattr__(self, "cubin", bytes(self.cubin))
+        if self.fatbin and not bytes(self.fatbin).startswith(b"\x50\xed\x55\xba"):
+            raise ValueError(f"kernel '{self.name}': fatbin does not start with the fatbin magic")
+        object.__setattr__(self, "fatbin", bytes(self.fatbin))
         object.__setattr__(self, "defines", {str(k): str(v) for k, v in self.defines.items()})
         object.__setattr__(self, "variants", tuple(self.variants))
         object.__setattr__(self, "tunables", {str(k): int(v) for k, v in self.tunables.items()})
@@ -381,6 +388,11 @@ class CompiledKernel:
     @property
     def params(self) -> tuple[KernelParam, ...]:
         return self.signature.params
+
+    @property
+    def image(self) -> bytes:
+        """What the launchers embed and load: :attr:`fatbin` when there is one, else :attr:`cubin`."""
+        return self.fatbin or self.cubin
 
     @property
     def block_threads(self) -> int:
