@@ -409,8 +409,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
 
     variants = (has_variants(options, warps_list, stages_list) or tuning is not None) and not deps.only
     if variants and (multi_arch or "fatbin" in kinds):
-        raise click.BadParameter("variants (--tune, --num-warps or --num-stages lists, --tuning) are not built as "
-                                 "fatbins; give one value per list or one architecture without --emit=fatbin",
+        raise click.BadParameter("variants (--tune, --num-warps or --num-stages lists) are not built as fatbins, nor "
+                                 "is --tuning; give one value per list or one architecture without --emit=fatbin",
                                  param_hint="'--arch'")
     if variants and use_ptxas:
         raise click.BadParameter("variants are linked into one cubin by nvJitLink; drop --ptxas or give one "
