@@ -602,6 +602,7 @@ class Compilation:
         if self.launch_compilation is not self:
             return self.launch_compilation.assembled
         ptx = self.ptx
+        check_shared_memory(self.lowered.kernels, self.target, self._frontend)
         with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
             result = assemble_ptx(ptx, self.target, use_ptxas=self.options.use_ptxas,
                                   extra_options=("-lineinfo",) if self.options.lineinfo else ())
@@ -715,6 +716,24 @@ def _source_kernel(symbol: str, module: Module):
             if best is None or len(f.name) > len(best.name):
                 best = f
     return best
+
+
+def check_shared_memory(kernels: dict, target: Target, module: Module) -> None:
+    """Refuse a kernel whose shared memory (``kernels``: symbol -> lowered kernel with
+    ``shared_bytes``) exceeds what one CTA may have on ``target``
+    (:attr:`~tritonc.target.Target.max_shared_bytes_per_cta`): its launch could only fail.
+
+    Raises:
+        CompileError: at the kernel's definition in ``module`` (the frontend's tt IR).
+    """
+    limit = target.max_shared_bytes_per_cta
+    for name, k in sorted(kernels.items()):
+        if k.shared_bytes > limit:
+            f = _source_kernel(name, module)
+            raise CompileError(f"kernel '{name}' needs {k.shared_bytes} bytes ({k.shared_bytes / 1024:.0f} KiB) of "
+                               f"shared memory; a CTA on {target.arch} may have at most {limit} bytes "
+                               f"({limit // 1024} KiB): use smaller tiles or fewer stages (--num-stages)",
+                               f.loc if f is not None else None)
 
 
 def warn_spills(resources: dict, module: Module, diag: DiagnosticSink) -> None:
