@@ -268,6 +268,8 @@ WARNING_FLAGS: dict[str, str] = {
     "cpp": "a #warning directive",
     "spill": "a kernel spills registers to local memory (nvJitLink's or ptxas's report; --resource-usage "
              "shows the bytes)",
+    "shared-memory": "a kernel needs more shared memory per CTA than GPUs of the target architecture have "
+                     "(it launches only on later GPUs with more)",
     "output-suffix": "an output file's suffix names another output kind than the one written to it "
                      "('-o k.ptx --emit=cubin')",
 }

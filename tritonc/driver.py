@@ -602,7 +602,7 @@ class Compilation:
         if self.launch_compilation is not self:
             return self.launch_compilation.assembled
         ptx = self.ptx
-        check_shared_memory(self.lowered.kernels, self.target, self._frontend)
+        warn_shared_memory(self.lowered.kernels, self.target, self._frontend, self.diag)
         with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
             result = assemble_ptx(ptx, self.target, use_ptxas=self.options.use_ptxas,
                                   extra_options=("-lineinfo",) if self.options.lineinfo else ())
@@ -718,22 +718,21 @@ def _source_kernel(symbol: str, module: Module):
     return best
 
 
-def check_shared_memory(kernels: dict, target: Target, module: Module) -> None:
-    """Refuse a kernel whose shared memory (``kernels``: symbol -> lowered kernel with
-    ``shared_bytes``) exceeds what one CTA may have on ``target``
-    (:attr:`~tritonc.target.Target.max_shared_bytes_per_cta`): its launch could only fail.
-
-    Raises:
-        CompileError: at the kernel's definition in ``module`` (the frontend's tt IR).
-    """
+def warn_shared_memory(kernels: dict, target: Target, module: Module, diag: DiagnosticSink) -> None:
+    """``-Wshared-memory``: a kernel (``kernels``: symbol -> lowered kernel with ``shared_bytes``)
+    that needs more shared memory than one CTA may have on GPUs of ``target``'s architecture
+    (:attr:`~tritonc.target.Target.max_shared_bytes_per_cta`), located at its definition in
+    ``module``. A warning, not an error: the dynamic shared memory is checked at launch, and
+    sm_80 code with 192 KiB does run on an H100 (227 KiB per CTA)."""
     limit = target.max_shared_bytes_per_cta
     for name, k in sorted(kernels.items()):
         if k.shared_bytes > limit:
             f = _source_kernel(name, module)
-            raise CompileError(f"kernel '{name}' needs {k.shared_bytes} bytes ({k.shared_bytes / 1024:.0f} KiB) of "
-                               f"shared memory; a CTA on {target.arch} may have at most {limit} bytes "
-                               f"({limit // 1024} KiB): use smaller tiles or fewer stages (--num-stages)",
-                               f.loc if f is not None else None)
+            diag.warn("shared-memory",
+                      f"kernel '{name}' needs {k.shared_bytes} bytes ({k.shared_bytes / 1024:.0f} KiB) of shared "
+                      f"memory, more than a CTA has on {target.arch} GPUs ({limit} bytes, {limit // 1024} KiB): it "
+                      "launches only on later GPUs with more; use smaller tiles or fewer stages (--num-stages)",
+                      f.loc if f is not None else None)
 
 
 def warn_spills(resources: dict, module: Module, diag: DiagnosticSink) -> None:
