@@ -322,14 +322,15 @@ def _cross_entropy_fwd(X, NLP, LABEL, LOSS, n_cols, TILE: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, TILE)
     x_row = X + row * n_cols
-    m_j = tl.full([TILE], -1.0e30, tl.float32)
+    m_j = tl.full([TILE], -float("inf"), tl.float32)
     s_j = tl.zeros([TILE], tl.float32)
     for off in range(0, n_cols, TILE):
         m = off + cols < n_cols
-        x = tl.load(x_row + off + cols, mask=m, other=-1.0e30).to(tl.float32)
-        m_new = tl.maximum(m_j, x)
-        s_j = s_j * tl.exp(m_j - m_new) + tl.where(m, tl.exp(x - m_new), 0.)
-        m_j = m_new
+        x = tl.load(x_row + off + cols, mask=m, other=-float("inf")).to(tl.float32)
+        e = tl.exp(-tl.abs(x - m_j))  # one exp per element, as the tritonc example
+        grown = tl.where(x > m_j, s_j * e + 1., s_j + e)
+        s_j = tl.where(x > -float("inf"), grown, s_j)
+        m_j = tl.maximum(m_j, x)
     big = tl.max(m_j, 0)
     lse = big + tl.log(tl.sum(s_j * tl.exp(m_j - big), 0))
     for off in range(0, n_cols, TILE):

@@ -80,3 +80,21 @@ def test_backward_in_place():
     run("cross_entropy", "forward", (3,), X, nlp, labels, loss, 50, 3, defines=defines)
     run("cross_entropy", "backward", (3,), nlp, nlp, labels, dloss, 50, 3, defines=defines)
     assert_close(nlp, reference(X, labels, dloss)[2], rtol=1e-5, atol=1e-6)
+
+
+def test_cross_entropy_minus_infinity_logits():
+    """Masked vocabulary entries (-inf logits), one lane of every tile never finite: the loss
+    and the gradients of the finite entries are right; the masked entries get p = 0."""
+    rows, n = 2, 300
+    X = (2 * rng.standard_normal((rows, n))).astype(np.float32)
+    X[0, ::5] = -np.inf
+    X[1, 3::32] = -np.inf
+    labels = np.array([1, 4], np.int64)
+    dloss = np.ones(rows, np.float32)
+    nlp, loss, dx = cross_entropy(X, labels, dloss, "float", 32)
+    want_nlp, want_loss, want_dx = reference(X, labels, dloss)
+    finite = np.isfinite(X)
+    np.testing.assert_allclose(nlp[finite], want_nlp[finite], rtol=1e-5, atol=1e-5)
+    assert np.isposinf(nlp[~finite]).all()
+    assert_close(loss, want_loss, rtol=1e-5, atol=1e-5, what="loss")
+    assert_close(dx, want_dx, rtol=1e-5, atol=1e-6, what="dlogits")
