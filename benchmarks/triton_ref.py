@@ -73,9 +73,10 @@ def _transpose(Out, In, M, N, stride_in, stride_out, TM: tl.constexpr, TN: tl.co
     tl.store(Out + rn[None, :] * stride_out + rm[:, None], x, mask=m)
 
 
-def transpose(out, x, tm=32, tn=32):
+def transpose(out, x, tm=32, tn=32, num_warps=4):
     M, N = x.shape
-    _transpose[(triton.cdiv(M, tm), triton.cdiv(N, tn))](out, x, M, N, x.stride(0), out.stride(0), TM=tm, TN=tn)
+    _transpose[(triton.cdiv(M, tm), triton.cdiv(N, tn))](out, x, M, N, x.stride(0), out.stride(0), TM=tm, TN=tn,
+                                                         num_warps=num_warps)
 
 
 @triton.jit

@@ -64,6 +64,8 @@ MEMORY_BOUND = [
     ("dropout", "dropout", dict(N=1_000_003), lambda t: (cdiv(1_000_003, t["BLOCK"]),)),
     ("batchnorm", "batchnorm_stats", dict(C=64, N=8), lambda t: (64, t["SPLIT"])),
     ("col_sum", "col_sum", dict(M=8192, N=8192), lambda t: (cdiv(8192, t["BN"]), t["SPLIT"])),
+    ("transpose", "transpose", dict(M=1000, N=777), lambda t: (cdiv(1000, t["TM"]), cdiv(777, t["TN"]))),
+    ("copy3d", "copy3d", dict(D0=5, D1=33, D2=17), lambda t: (cdiv(5, t["T0"]), cdiv(33, t["T1"]), cdiv(17, t["T2"]))),
 ]
 
 

@@ -162,10 +162,11 @@ def _transpose_case() -> Case:
             out.copy_(x.t())
         else:
             import triton_ref
-            triton_ref.transpose(out, x)
+            meta = mod.transpose.meta
+            triton_ref.transpose(out, x, meta["TM"], meta["TN"], meta["num_warps"])
         return [out]
 
-    return Case("transpose", "transpose", {"TM": "32", "TN": "32"}, [(1, 1), (1000, 777), (63, 1025)], (8192, 8192),
+    return Case("transpose", "transpose", {}, [(1, 1), (1000, 777), (63, 1025)], (8192, 8192),
                 inputs, run, lambda torch, a: [a["x"].t()], lambda s: (2 * 4 * s[0] * s[1], 0))
 
 
@@ -511,7 +512,7 @@ def _batchnorm_case() -> Case:
 
 
 def _permute_case(kernel: str) -> Case:
-    T0, T1, T2 = 4, 32, 32
+    """examples/permute.tri with no option (its box T0 x T1 x T2 and warps: the compiler's)."""
 
     def inputs(torch, size):
         d0, d1, d2 = size
@@ -533,7 +534,7 @@ def _permute_case(kernel: str) -> Case:
     def reference(torch, a):
         return [a["x"].permute(2, 0, 1) if kernel == "permute_201" else a["x"]]
 
-    return Case(kernel, "permute", {"TYPE": "float", "T0": str(T0), "T1": str(T1), "T2": str(T2)},
+    return Case(kernel, "permute", {},
                 [(1, 1, 1), (5, 100, 37), (33, 17, 129)], (64, 512, 512), inputs, run, reference,
                 lambda s: (2 * 4 * s[0] * s[1] * s[2], 0), tol=0.0)
 
