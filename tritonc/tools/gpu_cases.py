@@ -80,7 +80,8 @@ def _vector_add_case() -> Case:
             triton_ref.vector_add(a["z"], a["x"], a["y"], 1024)
         return [a["z"]]
 
-    return Case("vector_add", "vector_add", {"BLOCK": "1024"}, [(1,), (1000,), (98_765,), (1_000_003,)],
+    # no -D: the file's BLOCK (1024), launched on the declared grid
+    return Case("vector_add", "vector_add", {}, [(1,), (1000,), (98_765,), (1_000_003,)],
                 (1 << 28,), inputs, run, lambda torch, a: [a["x"] + a["y"]],
                 lambda s: (3 * 4 * s[0], 0))
 
