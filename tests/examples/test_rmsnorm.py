@@ -21,7 +21,7 @@ def reference(X, W, DY):
 
 
 @pytest.mark.parametrize("defines, bn, split", [(SMALL, 16, 4), (None, 256, 16)], ids=["small-tiles", "no-D"])
-@pytest.mark.parametrize("shape", [(1, 1), *ragged_sizes(171, 3, [(1, 70), (33, 2500)], [4, 32])], ids=str)
+@pytest.mark.parametrize("shape", [(1, 1), *ragged_sizes(171, 3, [(1, 40), (33, 800)], [4, 32])], ids=str)
 def test_rmsnorm_forward_backward(shape, defines, bn, split):
     M, N = shape
     X = rng.standard_normal((M, N)).astype(np.float16)
