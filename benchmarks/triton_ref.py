@@ -73,9 +73,10 @@ def _transpose(Out, In, M, N, stride_in, stride_out, TM: tl.constexpr, TN: tl.co
     tl.store(Out + rn[None, :] * stride_out + rm[:, None], x, mask=m)
 
 
-def transpose(out, x, tm=32, tn=32):
+def transpose(out, x, tm=32, tn=32, num_warps=4):
     M, N = x.shape
-    _transpose[(triton.cdiv(M, tm), triton.cdiv(N, tn))](out, x, M, N, x.stride(0), out.stride(0), TM=tm, TN=tn)
+    _transpose[(triton.cdiv(M, tm), triton.cdiv(N, tn))](out, x, M, N, x.stride(0), out.stride(0), TM=tm, TN=tn,
+                                                         num_warps=num_warps)
 
 
 @triton.jit
@@ -89,9 +90,9 @@ def _row_sum(S, X, M, N, stride, BM: tl.constexpr, BN: tl.constexpr):
     tl.store(S + rm, tl.sum(acc, 1), mask=rm < M)
 
 
-def row_sum(s, x, bm=8, bn=256):
+def row_sum(s, x, bm=8, bn=256, num_warps=4):
     M, N = x.shape
-    _row_sum[(triton.cdiv(M, bm),)](s, x, M, N, x.stride(0), BM=bm, BN=bn)
+    _row_sum[(triton.cdiv(M, bm),)](s, x, M, N, x.stride(0), BM=bm, BN=bn, num_warps=num_warps)
 
 
 @triton.jit
@@ -108,6 +109,345 @@ def _col_sum(S, X, M, N, stride, BM: tl.constexpr, BN: tl.constexpr):
 def col_sum(s, x, bm=8, bn=256):
     M, N = x.shape
     _col_sum[(triton.cdiv(N, bn),)](s, x, M, N, x.stride(0), BM=bm, BN=bn)
+
+
+# ---- memory-bound kernels: the tritonc examples' algorithms, launched with tritonc's choices --
+# Each wrapper takes the meta-parameters tritonc chose (the launcher's ``K.meta``) so both sides
+# run the same tiling; outputs that accumulate with atomics are zeroed inside the wrapper (the
+# caller's duty in the tritonc examples, timed on both sides).
+
+@triton.jit
+def _col_sum_split(S, X, M, N, stride, BM: tl.constexpr, BN: tl.constexpr, SPLIT: tl.constexpr):
+    rn = tl.program_id(0) * BN + tl.arange(0, BN)
+    rm = tl.arange(0, BM)
+    acc = tl.zeros([BM, BN], tl.float32)
+    for m0 in range(tl.program_id(1) * BM, M, SPLIT * BM):
+        m = (m0 + rm[:, None] < M) & (rn[None, :] < N)
+        acc += tl.load(X + (m0 + rm[:, None]) * stride + rn[None, :], mask=m, other=0.)
+    tl.atomic_add(S + rn, tl.sum(acc, 0), mask=rn < N)
+
+
+def col_sum_split(s, x, bm=8, bn=256, split=16, num_warps=4):
+    """``s = x.sum(0)``: rows split over ``split`` instances per column block, fp32 atomics."""
+    M, N = x.shape
+    s.zero_()
+    _col_sum_split[(triton.cdiv(N, bn), split)](s, x, M, N, x.stride(0), BM=bm, BN=bn, SPLIT=split,
+                                               num_warps=num_warps)
+
+
+@triton.jit
+def _layernorm_welford(Y, X, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mean_j = tl.zeros([BLOCK], tl.float32)
+    m2_j = tl.zeros([BLOCK], tl.float32)
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        x = tl.load(X + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        inv = 1.0 / (off // BLOCK + 1)
+        delta = tl.where(m, x - mean_j, 0.)
+        mean_j += delta * inv
+        m2_j += tl.where(m, delta * (x - mean_j), 0.)
+    n_j = tl.where(cols < N, (N - 1 - cols) // BLOCK + 1, 0).to(tl.float32)
+    mean = tl.sum(n_j * mean_j, 0) / N
+    d = mean_j - mean
+    rstd = 1 / tl.sqrt(tl.sum(m2_j + n_j * d * d, 0) / N + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        x = tl.load(X + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        w = tl.load(W + off + cols, mask=m).to(tl.float32)
+        b = tl.load(B + off + cols, mask=m).to(tl.float32)
+        tl.store(Y + row * stride + off + cols, ((x - mean) * rstd * w + b).to(tl.float16), mask=m)
+
+
+def layernorm_welford(y, x, w, b, mean, rstd, eps, block, num_warps=4):
+    _layernorm_welford[(x.shape[0],)](y, x, w, b, mean, rstd, x.stride(0), x.shape[1], eps, BLOCK=block,
+                                      num_warps=num_warps)
+
+
+@triton.jit
+def _layernorm_bwd_dx(DX, DY, X, W, Mean, Rstd, stride, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mean = tl.load(Mean + row)
+    rstd = tl.load(Rstd + row)
+    sum_xg = tl.zeros([BLOCK], tl.float32)
+    sum_g = tl.zeros([BLOCK], tl.float32)
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        x = tl.load(X + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        dy = tl.load(DY + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        w = tl.load(W + off + cols, mask=m, other=0.).to(tl.float32)
+        g = w * dy
+        sum_xg += tl.where(m, (x - mean) * rstd * g, 0.)
+        sum_g += g
+    c1 = tl.sum(sum_xg, 0) / N
+    c2 = tl.sum(sum_g, 0) / N
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        x = tl.load(X + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        dy = tl.load(DY + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        w = tl.load(W + off + cols, mask=m, other=0.).to(tl.float32)
+        xhat = (x - mean) * rstd
+        tl.store(DX + row * stride + off + cols, ((w * dy - (xhat * c1 + c2)) * rstd).to(tl.float16), mask=m)
+
+
+@triton.jit
+def _layernorm_bwd_dwdb(DW, DB, DY, X, Mean, Rstd, stride, M, N, BM: tl.constexpr, BN: tl.constexpr,
+                        SPLIT: tl.constexpr):
+    rn = tl.program_id(0) * BN + tl.arange(0, BN)
+    rm = tl.arange(0, BM)
+    dw = tl.zeros([BM, BN], tl.float32)
+    db = tl.zeros([BM, BN], tl.float32)
+    for m0 in range(tl.program_id(1) * BM, M, SPLIT * BM):
+        row_in = m0 + rm < M
+        m = row_in[:, None] & (rn[None, :] < N)
+        off = (m0 + rm[:, None]) * stride + rn[None, :]
+        x = tl.load(X + off, mask=m, other=0.).to(tl.float32)
+        dy = tl.load(DY + off, mask=m, other=0.).to(tl.float32)
+        mean = tl.load(Mean + m0 + rm, mask=row_in, other=0.)
+        rstd = tl.load(Rstd + m0 + rm, mask=row_in, other=0.)
+        dw += dy * (x - mean[:, None]) * rstd[:, None]
+        db += dy
+    tl.atomic_add(DW + rn, tl.sum(dw, 0), mask=rn < N)
+    tl.atomic_add(DB + rn, tl.sum(db, 0), mask=rn < N)
+
+
+def layernorm_bwd(dx, dw, db, dy, x, w, mean, rstd, meta):
+    """dx, and dgamma / dbeta (fp32, zeroed here) as examples/layernorm_bwd.tri, ``meta`` its tunables."""
+    M, N = x.shape
+    _layernorm_bwd_dx[(M,)](dx, dy, x, w, mean, rstd, x.stride(0), N, BLOCK=meta["BLOCK"],
+                            num_warps=meta["num_warps"])
+    dw.zero_()
+    db.zero_()
+    _layernorm_bwd_dwdb[(triton.cdiv(N, meta["BN"]), meta["SPLIT"])](
+        dw, db, dy, x, mean, rstd, x.stride(0), M, N, BM=meta["BM"], BN=meta["BN"], SPLIT=meta["SPLIT"],
+        num_warps=meta["num_warps"])
+
+
+@triton.jit
+def _rmsnorm_fwd(Y, X, W, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    sq = tl.zeros([BLOCK], tl.float32)
+    for off in range(0, N, BLOCK):
+        x = tl.load(X + row * stride + off + cols, mask=off + cols < N, other=0.).to(tl.float32)
+        sq += x * x
+    rstd = 1 / tl.sqrt(tl.sum(sq, 0) / N + eps)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        x = tl.load(X + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        w = tl.load(W + off + cols, mask=m, other=0.).to(tl.float32)
+        tl.store(Y + row * stride + off + cols, (x * rstd * w).to(tl.float16), mask=m)
+
+
+def rmsnorm_fwd(y, x, w, rstd, eps, block, num_warps=4):
+    _rmsnorm_fwd[(x.shape[0],)](y, x, w, rstd, x.stride(0), x.shape[1], eps, BLOCK=block, num_warps=num_warps)
+
+
+@triton.jit
+def _rmsnorm_bwd_dx(DX, DY, X, W, Rstd, stride, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    rstd = tl.load(Rstd + row)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        x = tl.load(X + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        dy = tl.load(DY + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        w = tl.load(W + off + cols, mask=m, other=0.).to(tl.float32)
+        acc += w * dy * x
+    c = tl.sum(acc, 0) * rstd * rstd / N
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        x = tl.load(X + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        dy = tl.load(DY + row * stride + off + cols, mask=m, other=0.).to(tl.float32)
+        w = tl.load(W + off + cols, mask=m, other=0.).to(tl.float32)
+        tl.store(DX + row * stride + off + cols, ((w * dy - x * c) * rstd).to(tl.float16), mask=m)
+
+
+@triton.jit
+def _rmsnorm_bwd_dw(DW, DY, X, Rstd, stride, M, N, BM: tl.constexpr, BN: tl.constexpr, SPLIT: tl.constexpr):
+    rn = tl.program_id(0) * BN + tl.arange(0, BN)
+    rm = tl.arange(0, BM)
+    dw = tl.zeros([BM, BN], tl.float32)
+    for m0 in range(tl.program_id(1) * BM, M, SPLIT * BM):
+        row_in = m0 + rm < M
+        m = row_in[:, None] & (rn[None, :] < N)
+        off = (m0 + rm[:, None]) * stride + rn[None, :]
+        x = tl.load(X + off, mask=m, other=0.).to(tl.float32)
+        dy = tl.load(DY + off, mask=m, other=0.).to(tl.float32)
+        rstd = tl.load(Rstd + m0 + rm, mask=row_in, other=0.)
+        dw += dy * x * rstd[:, None]
+    tl.atomic_add(DW + rn, tl.sum(dw, 0), mask=rn < N)
+
+
+def rmsnorm_bwd(dx, dw, dy, x, w, rstd, meta):
+    """dx and dweight (fp32, zeroed here) as examples/rmsnorm.tri, ``meta`` its tunables."""
+    M, N = x.shape
+    _rmsnorm_bwd_dx[(M,)](dx, dy, x, w, rstd, x.stride(0), N, BLOCK=meta["BLOCK"], num_warps=meta["num_warps"])
+    dw.zero_()
+    _rmsnorm_bwd_dw[(triton.cdiv(N, meta["BN"]), meta["SPLIT"])](
+        dw, dy, x, rstd, x.stride(0), M, N, BM=meta["BM"], BN=meta["BN"], SPLIT=meta["SPLIT"],
+        num_warps=meta["num_warps"])
+
+
+@triton.jit
+def _softmax_bwd(DX, Y, DY, stride_dx, stride_y, stride_dy, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    dot = tl.zeros([BLOCK], tl.float32)
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        y = tl.load(Y + row * stride_y + off + cols, mask=m, other=0.)
+        dy = tl.load(DY + row * stride_dy + off + cols, mask=m, other=0.)
+        dot += y * dy
+    s = tl.sum(dot, 0)
+    for off in range(0, N, BLOCK):
+        m = off + cols < N
+        y = tl.load(Y + row * stride_y + off + cols, mask=m, other=0.)
+        dy = tl.load(DY + row * stride_dy + off + cols, mask=m, other=0.)
+        tl.store(DX + row * stride_dx + off + cols, y * (dy - s), mask=m)
+
+
+def softmax_bwd(dx, y, dy, block, num_warps=4):
+    _softmax_bwd[(y.shape[0],)](dx, y, dy, dx.stride(0), y.stride(0), dy.stride(0), y.shape[1], BLOCK=block,
+                                num_warps=num_warps)
+
+
+@triton.jit
+def _cross_entropy_fwd(X, NLP, LABEL, LOSS, n_cols, TILE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, TILE)
+    x_row = X + row * n_cols
+    m_j = tl.full([TILE], -float("inf"), tl.float32)
+    s_j = tl.zeros([TILE], tl.float32)
+    for off in range(0, n_cols, TILE):
+        m = off + cols < n_cols
+        x = tl.load(x_row + off + cols, mask=m, other=-float("inf")).to(tl.float32)
+        e = tl.exp(-tl.abs(x - m_j))  # one exp per element, as the tritonc example
+        grown = tl.where(x > m_j, s_j * e + 1., s_j + e)
+        s_j = tl.where(x > -float("inf"), grown, s_j)
+        m_j = tl.maximum(m_j, x)
+    big = tl.max(m_j, 0)
+    lse = big + tl.log(tl.sum(s_j * tl.exp(m_j - big), 0))
+    for off in range(0, n_cols, TILE):
+        m = off + cols < n_cols
+        x = tl.load(x_row + off + cols, mask=m, other=0.).to(tl.float32)
+        tl.store(NLP + row * n_cols + off + cols, (lse - x).to(NLP.dtype.element_ty), mask=m)
+    label = tl.load(LABEL + row)
+    tl.store(LOSS + row, (lse - tl.load(x_row + label).to(tl.float32)).to(LOSS.dtype.element_ty))
+
+
+@triton.jit
+def _cross_entropy_bwd(DX, NLP, LABEL, DLOSS, n_cols, TILE: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, TILE)
+    label = tl.load(LABEL + row)
+    dloss = tl.load(DLOSS + row).to(tl.float32)
+    for off in range(0, n_cols, TILE):
+        m = off + cols < n_cols
+        nlp = tl.load(NLP + row * n_cols + off + cols, mask=m, other=0.).to(tl.float32)
+        dx = (tl.exp(-nlp) - tl.where(off + cols == label, 1., 0.)) * dloss
+        tl.store(DX + row * n_cols + off + cols, dx.to(DX.dtype.element_ty), mask=m)
+
+
+def cross_entropy_fwd(x, nlp, labels, loss, tile, num_warps=4):
+    _cross_entropy_fwd[(x.shape[0],)](x, nlp, labels, loss, x.shape[1], TILE=tile, num_warps=num_warps)
+
+
+def cross_entropy_bwd(dx, nlp, labels, dloss, tile, num_warps=4):
+    _cross_entropy_bwd[(dx.shape[0],)](dx, nlp, labels, dloss, dx.shape[1], TILE=tile, num_warps=num_warps)
+
+
+@triton.jit
+def _dropout(Y, X, N, p, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < N
+    x = tl.load(X + offs, mask=m)
+    keep = tl.rand(seed, offs) > p
+    tl.store(Y + offs, tl.where(keep, x / (1 - p), 0.), mask=m)
+
+
+def dropout(y, x, p, seed, block=1024, num_warps=4):
+    n = x.numel()
+    _dropout[(triton.cdiv(n, block),)](y, x, n, p, seed, BLOCK=block, num_warps=num_warps)
+
+
+@triton.jit
+def _batchnorm_stats(PART, X, N, C, HW, stride_n, BN: tl.constexpr, BHW: tl.constexpr, SPLIT: tl.constexpr):
+    c = tl.program_id(0)
+    s = tl.program_id(1)
+    rn = tl.arange(0, BN)
+    rhw = tl.arange(0, BHW)
+    tiles_hw = tl.cdiv(HW, BHW)
+    tiles = tl.cdiv(N, BN) * tiles_hw
+    count = tl.zeros([BN, BHW], tl.float32)
+    mean = tl.zeros([BN, BHW], tl.float32)
+    m2 = tl.zeros([BN, BHW], tl.float32)
+    for t in range(s, tiles, SPLIT):
+        n = t // tiles_hw * BN
+        hw = (t % tiles_hw) * BHW
+        m = (n + rn[:, None] < N) & (hw + rhw[None, :] < HW)
+        x = tl.load(X + (n + rn[:, None]) * stride_n + c * HW + hw + rhw[None, :], mask=m, other=0.).to(tl.float32)
+        count += tl.where(m, 1., 0.)
+        delta = tl.where(m, x - mean, 0.)
+        mean += tl.where(m, delta / count, 0.)
+        m2 += tl.where(m, delta * (x - mean), 0.)
+    total = tl.sum(tl.sum(count, 1), 0)
+    mean_p = tl.where(total > 0, tl.sum(tl.sum(count * mean, 1), 0) / total, 0.)
+    d = mean - mean_p
+    tl.store(PART + c * SPLIT + s, total)
+    tl.store(PART + (C + c) * SPLIT + s, mean_p)
+    tl.store(PART + (2 * C + c) * SPLIT + s, tl.sum(tl.sum(m2 + count * d * d, 1), 0))
+
+
+@triton.jit
+def _batchnorm_apply(Y, X, PART, GAMMA, BETA, SAVE_MEAN, SAVE_RSTD, RUN_MEAN, RUN_VAR, N, C, HW, stride_n, eps,
+                     momentum, BN: tl.constexpr, BHW: tl.constexpr, SPLIT: tl.constexpr):
+    c = tl.program_id(0)
+    s = tl.program_id(1)
+    rs = tl.arange(0, SPLIT)
+    p_count = tl.load(PART + c * SPLIT + rs)
+    p_mean = tl.load(PART + (C + c) * SPLIT + rs)
+    p_m2 = tl.load(PART + (2 * C + c) * SPLIT + rs)
+    count = N * HW
+    mean = tl.sum(p_count * p_mean, 0) / count
+    d = p_mean - mean
+    var = tl.sum(p_m2 + p_count * d * d, 0) / count
+    rstd = 1 / tl.sqrt(var + eps)
+    scale = tl.load(GAMMA + c) * rstd
+    beta = tl.load(BETA + c)
+    if s == 0:
+        tl.store(SAVE_MEAN + c, mean)
+        tl.store(SAVE_RSTD + c, rstd)
+        unbiased = var * count / tl.maximum(count - 1, 1)
+        tl.store(RUN_MEAN + c, (1 - momentum) * tl.load(RUN_MEAN + c) + momentum * mean)
+        tl.store(RUN_VAR + c, (1 - momentum) * tl.load(RUN_VAR + c) + momentum * unbiased)
+    rn = tl.arange(0, BN)
+    rhw = tl.arange(0, BHW)
+    tiles_hw = tl.cdiv(HW, BHW)
+    tiles = tl.cdiv(N, BN) * tiles_hw
+    for t in range(s, tiles, SPLIT):
+        n = t // tiles_hw * BN
+        hw = (t % tiles_hw) * BHW
+        m = (n + rn[:, None] < N) & (hw + rhw[None, :] < HW)
+        off = (n + rn[:, None]) * stride_n + c * HW + hw + rhw[None, :]
+        x = tl.load(X + off, mask=m, other=0.).to(tl.float32)
+        tl.store(Y + off, ((x - mean) * scale + beta).to(Y.dtype.element_ty), mask=m)
+
+
+def batchnorm(y, x, part, gamma, beta, mean, rstd, run_mean, run_var, eps, momentum, meta):
+    """examples/batchnorm.tri's two launches (statistics, then normalise) with its tunables ``meta``."""
+    n, c, h, w = x.shape
+    grid = (c, meta["SPLIT"])
+    kw = dict(BN=meta["BN"], BHW=meta["BHW"], SPLIT=meta["SPLIT"], num_warps=meta["num_warps"])
+    _batchnorm_stats[grid](part, x, n, c, h * w, x.stride(0), **kw)
+    _batchnorm_apply[grid](y, x, part, gamma, beta, mean, rstd, run_mean, run_var, n, c, h * w, x.stride(0), eps,
+                           momentum, **kw)
 
 
 @triton.jit

@@ -336,7 +336,10 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
     if combos > cm.MAX_COMBINATIONS:
         raise CompileError(f"{combos} combinations of tunable candidates ({', '.join(free)}) are too many for "
                            f"the cost model (at most {cm.MAX_COMBINATIONS}); fix some with -D NAME=VALUE")
+    from .analysis.num_warps import default_num_warps
+
     space = []
+    mem_space = []
     rejected = []
     any_dot = False
     for config in cm.configurations(free, (warps[0],), (stages[0],)):
@@ -356,13 +359,19 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
         for w in warps:
             for s in stages:
                 space.append((cm.Config(config.tunables, w, s), tiles))
+        # the memory-bound model's view of the same module: warps as the compile would take them
+        mem_warps = options.num_warps if options.num_warps is not None else default_num_warps(module)
+        mem_space.append((cm.Config(config.tunables, mem_warps,
+                                    stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES),
+                          cm.memory_profiles(module)))
     if not any_dot:
-        first = cm.Config(tuple((k, v[0]) for k, v in free.items()), warps[0],
-                          stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES)
-        return cm.Choice(first, cm.GPU_MODELS[options.arch], dict(cm.LARGE_PROBLEM, **options.hint),
-                         bool(options.hint), rejected=rejected, free=tuple(n for n in names if n != "num_warps"),
-                         note="no tt.dot to rank: each free tunable takes its first candidate, "
-                              "num_warps comes from the tile sizes (analysis/num_warps.py)")
+        choice = cm.choose_memory_bound(mem_space, options.arch, options.hint,
+                                        tuple(n for n in names if n != "num_warps"))
+        choice.rejected.extend(rejected)
+        if choice.config is None:  # everything rejected: the first candidates, as for a dot
+            choice.config = cm.Config(tuple((k, v[0]) for k, v in free.items()), warps[0],
+                                      stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES)
+        return choice
     choice = cm.choose(space, options.arch, options.hint, names)
     choice.rejected.extend(rejected)
     return choice

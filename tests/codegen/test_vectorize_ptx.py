@@ -110,8 +110,9 @@ def test_softmax_example_spec16_variant_is_vectorised():
 def test_layernorm_half_loads_are_eight_halves_wide():
     example = by_name("layernorm")
     spec = kernels(ptx_of(example.path, defines=dict(example.defines), specialize=True))["layernorm__spec16"]
-    # 1024 halves per chunk over 128 threads: one 16-byte access per thread (x three times, w, b)
-    assert len(re.findall(r"ld\.global\.nc\.v4\.b32", spec)) >= 5
+    # 1024 halves per chunk over 128 threads: one 16-byte access per thread (x twice: the
+    # one-pass Welford statistics, then the normalising pass; w, b)
+    assert len(re.findall(r"ld\.global\.nc\.v4\.b32", spec)) >= 4
     assert len(V4_STORE.findall(spec)) == 1
 
 

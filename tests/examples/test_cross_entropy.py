@@ -1,5 +1,6 @@
 """examples/cross_entropy.tri: softmax cross-entropy forward (negative log-probabilities and
-loss per row) and backward (dlogits), against float64 numpy, at ragged sizes."""
+loss per row) and backward (dlogits), against float64 numpy, at ragged sizes: rows narrower
+than a tile, and rows many tiles wide (the online max / sum-exp over the row's tiles)."""
 import numpy as np
 import pytest
 
@@ -20,14 +21,14 @@ def reference(X, labels, dloss):
     return nlp, nlp[rows, labels], (p - onehot) * dloss.astype(np.float64)[:, None]
 
 
-def cross_entropy(X, labels, dloss, type_name):
+def cross_entropy(X, labels, dloss, type_name, tile=TILE):
     rows, n = X.shape
-    defines = {"TYPE": type_name, "TILE": str(TILE)}
+    defines = {"TYPE": type_name} | ({"TILE": str(tile)} if tile else {})
     nlp, loss = poisoned(X.shape, X.dtype), poisoned((rows,), X.dtype)
-    run("cross_entropy", "forward", (rows,), X, nlp, labels, loss, n, defines=defines)
+    run("cross_entropy", "forward", (rows,), X, nlp, labels, loss, n, rows, defines=defines)
     fwd = nlp.copy()
     dx = poisoned(X.shape, X.dtype)
-    run("cross_entropy", "backward", (rows,), dx, nlp, labels, dloss, n, defines=defines)
+    run("cross_entropy", "backward", (rows,), dx, nlp, labels, dloss, n, rows, defines=defines)
     return fwd, loss, dx
 
 
@@ -41,6 +42,19 @@ def test_cross_entropy_ragged(rows, n):
     assert_close(nlp, want_nlp, rtol=1e-5, atol=1e-5, what="neg_logprobs")
     assert_close(loss, want_loss, rtol=1e-5, atol=1e-5, what="loss")
     assert_close(dx, want_dx, rtol=1e-5, atol=1e-6, what="dlogits")
+
+
+@pytest.mark.parametrize("rows,n,tile", [(3, 1000, 32), (2, 4099, 128), (2, 5000, None)])
+def test_cross_entropy_rows_many_tiles_wide(rows, n, tile):
+    """The row spans many tiles (32-wide tiles over 1000 columns; no -D: the file's TILE over
+    5000 columns), the largest logit in a late tile, labels at both ends of the row."""
+    X = (3 * rng.standard_normal((rows, n))).astype(np.float32)
+    X[0, n - 3] = 30.0  # the max arrives late: the running sums are rescaled
+    labels = np.array([n - 1, 0, 5][:rows], np.int64)
+    dloss = rng.standard_normal(rows).astype(np.float32)
+    got = cross_entropy(X, labels, dloss, "float", tile)
+    for g, w, what in zip(got, reference(X, labels, dloss), ("neg_logprobs", "loss", "dlogits")):
+        assert_close(g, w, rtol=1e-5, atol=1e-5, what=what)
 
 
 def test_cross_entropy_half_with_large_logits():
@@ -63,6 +77,24 @@ def test_backward_in_place():
     dloss = rng.standard_normal(3).astype(np.float32)
     nlp, loss = poisoned(X.shape, X.dtype), poisoned((3,), X.dtype)
     defines = {"TILE": str(TILE)}
-    run("cross_entropy", "forward", (3,), X, nlp, labels, loss, 50, defines=defines)
-    run("cross_entropy", "backward", (3,), nlp, nlp, labels, dloss, 50, defines=defines)
+    run("cross_entropy", "forward", (3,), X, nlp, labels, loss, 50, 3, defines=defines)
+    run("cross_entropy", "backward", (3,), nlp, nlp, labels, dloss, 50, 3, defines=defines)
     assert_close(nlp, reference(X, labels, dloss)[2], rtol=1e-5, atol=1e-6)
+
+
+def test_cross_entropy_minus_infinity_logits():
+    """Masked vocabulary entries (-inf logits), one lane of every tile never finite: the loss
+    and the gradients of the finite entries are right; the masked entries get p = 0."""
+    rows, n = 2, 300
+    X = (2 * rng.standard_normal((rows, n))).astype(np.float32)
+    X[0, ::5] = -np.inf
+    X[1, 3::32] = -np.inf
+    labels = np.array([1, 4], np.int64)
+    dloss = np.ones(rows, np.float32)
+    nlp, loss, dx = cross_entropy(X, labels, dloss, "float", 32)
+    want_nlp, want_loss, want_dx = reference(X, labels, dloss)
+    finite = np.isfinite(X)
+    np.testing.assert_allclose(nlp[finite], want_nlp[finite], rtol=1e-5, atol=1e-5)
+    assert np.isposinf(nlp[~finite]).all()
+    assert_close(loss, want_loss, rtol=1e-5, atol=1e-5, what="loss")
+    assert_close(dx, want_dx, rtol=1e-5, atol=1e-6, what="dlogits")

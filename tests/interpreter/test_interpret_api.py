@@ -51,14 +51,14 @@ def test_transpose_reduce_layernorm_examples():
     assert (out == a.T).all()
     rows, cols = np.zeros(50, np.float32), np.zeros(70, np.float32)
     tritonc.interpret(example("reduce.tri"), "row_sum", (7,), rows, a, 50, 70, 70)
-    tritonc.interpret(example("reduce.tri"), "col_sum", (1,), cols, a, 50, 70, 70)
+    tritonc.interpret(example("reduce.tri"), "col_sum", (1, 16), cols, a, 50, 70, 70)  # SPLIT = 16, cols zeroed
     np.testing.assert_allclose(rows, a.sum(1), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(cols, a.sum(0), rtol=1e-5, atol=1e-5)
     R, N = 3, 1500
     X = rng.standard_normal((R, N)).astype(np.float16)
     W, Bb = rng.standard_normal(N).astype(np.float16), rng.standard_normal(N).astype(np.float16)
     Y, mean, rstd = np.zeros_like(X), np.zeros(R, np.float32), np.zeros(R, np.float32)
-    tritonc.interpret(example("layernorm.tri"), "layernorm", (R,), Y, X, W, Bb, mean, rstd, N, N, 1e-5)
+    tritonc.interpret(example("layernorm.tri"), "layernorm", (R,), Y, X, W, Bb, mean, rstd, N, N, 1e-5, R)
     x = X.astype(np.float64)
     m = x.mean(1)
     r = 1 / np.sqrt(((x - m[:, None]) ** 2).mean(1) + 1e-5)

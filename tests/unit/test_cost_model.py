@@ -84,8 +84,8 @@ def test_a_kernel_without_a_dot_keeps_the_tile_rule_for_warps():
            "  int i[B] = get_program_id(0) * B + 0 ... B;\n"
            "  *?(i < n)(Y + i) = *?(i < n)(X + i) + 1.0f;\n}\n")
     comp = Compilation(src, CompileOptions())
-    assert comp.tunables == {"B": 512}
-    assert comp.choice.note and "no tt.dot" in comp.choice.note
+    assert comp.tunables == {"B": 512}  # both saturate the bandwidth: the source's order decides
+    assert comp.choice.note and "no tt.dot" in comp.choice.note and "memory-bound" in comp.choice.note
     assert comp.num_warps == 4 and comp.num_stages == 3
 
 
@@ -184,3 +184,94 @@ def test_configurations_enumerates_in_source_order():
     cfgs = cm.configurations({"A": [1, 2], "B": [3]}, (4, 8), (3,))
     assert [c.describe() for c in cfgs] == ["A=1 B=3 num_warps=4 num_stages=3", "A=1 B=3 num_warps=8 num_stages=3",
                                             "A=2 B=3 num_warps=4 num_stages=3", "A=2 B=3 num_warps=8 num_stages=3"]
+
+
+# ----------------------------------------------------------------------------- memory-bound kernels
+
+ADD = ("const tunable int B = {%s};\n"
+       "__global__ void add(float *X, float *Y, int n) {\n"
+       "  int i[B] = get_program_id(0) * B + 0 ... B;\n"
+       "  *?(i < n)(Y + i) = *?(i < n)(X + i) + 1.0f;\n}\n")
+
+ROWS = """const tunable int BLOCK = {64, 1024};
+__global__ void rows(float *Y, float *X, float *S, int n) {
+  int row = get_program_id(0);
+  int c[BLOCK] = 0 ... BLOCK;
+  float scale = *(S + row);
+  float acc[BLOCK] = 0;
+  for (int off = 0; off < n; off += BLOCK) {
+    float x[BLOCK] = off + c < n ? *(X + row * n + off + c) : 0;
+    acc += x;
+  }
+  float total = acc[+] * scale;
+  for (int off = 0; off < n; off += BLOCK) {
+    float x[BLOCK] = off + c < n ? *(X + row * n + off + c) : 0;
+    float y[BLOCK] = off + c < n ? *(Y + row * n + off + c) : 0;
+    *?(off + c < n)(Y + row * n + off + c) = x + y + total;
+  }
+}
+"""
+
+
+def test_memory_bound_a_too_small_first_candidate_is_passed_over():
+    """64 floats per CTA keep ~3 KiB in flight per SM, far from saturating the bandwidth; 1024
+    keep 32 KiB: the model takes 1024 though the source lists 64 first."""
+    comp = Compilation(ADD % "64, 1024", CompileOptions(arch="sm_90a"))
+    assert comp.tunables == {"B": 1024}
+    ranked = comp.choice.ranked
+    assert [dict(e.config.tunables)["B"] for e in ranked] == [1024, 64]
+    assert ranked[0].efficiency == 1.0 and ranked[1].efficiency < 0.3
+
+
+def test_memory_bound_profiles_count_loop_bodies_not_one_shot_loads():
+    comp = Compilation(ROWS, CompileOptions(defines={"BLOCK": "256"}))
+    (p,) = cm.memory_profiles(comp.ttir)
+    # loop 1 loads X (256 floats), loop 2 loads X and Y; the scalar *(S + row) is not a step
+    assert p.kernel == "rows" and p.steps == (1024, 2048) and p.largest_tile == 256
+
+
+def test_memory_bound_loop_kernel_choice_and_explanation():
+    comp = Compilation(ROWS, CompileOptions(arch="sm_90a"))
+    assert comp.tunables == {"BLOCK": 1024}
+    text = comp.choice.explain()
+    assert "memory-bound" in text and "chose BLOCK=1024" in text and "of DRAM bandwidth" in text
+    assert "next  BLOCK=64" in text
+
+
+def test_memory_bound_estimate_occupancy_and_register_rejection():
+    gpu = cm.GPU_MODELS["sm_90a"]
+    small = cm.MemoryProfile("k", (4096,), 1024)
+    e = cm.estimate_memory([small], cm.Config((), 4, 3), gpu)
+    # 128 threads, ~64 registers each: 8 CTAs per SM (registers), 8 * 4 KiB in flight
+    assert (e.ctas_per_sm, e.registers, e.in_flight, e.efficiency) == (8, 64, 32768, 1.0)
+    huge = cm.MemoryProfile("k", (4 * 65536,), 65536)
+    assert not cm.estimate_memory([huge], cm.Config((), 4, 3), gpu).feasible
+    assert "spill" in cm.estimate_memory([huge], cm.Config((), 4, 3), gpu).reason
+    assert cm.estimate_memory([huge], cm.Config((), 64, 3), gpu).reason.startswith("2048 threads")
+
+
+def test_memory_bound_ties_within_ten_percent_keep_source_order():
+    gpu = cm.GPU_MODELS["sm_90a"]
+    a = (cm.Config((("B", 1),), 4, 3), [cm.MemoryProfile("k", (2300,), 1024)])  # ~95 %
+    b = (cm.Config((("B", 2),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024)])  # 100 %
+    assert cm.choose_memory_bound([a, b], "sm_90a").config.tunables == (("B", 1),)
+    c = (cm.Config((("B", 3),), 4, 3), [cm.MemoryProfile("k", (1024,), 1024)])  # ~43 %
+    assert cm.choose_memory_bound([c, a], "sm_90a").config.tunables == (("B", 1),)
+    assert gpu.dram_bytes * gpu.latency == 20000
+
+
+@pytest.mark.parametrize("name, want", [
+    ("reduce", {"BM": 8, "BN": 256, "SPLIT": 16}),
+    ("layernorm", {"BLOCK": 1024}),
+    ("softmax_bwd", {"BLOCK": 1024}),
+    ("cross_entropy", {"TILE": 2048}),
+    ("batchnorm", {"BN": 4, "BHW": 256, "SPLIT": 8}),
+    ("dropout", {"BLOCK": 1024}),
+    ("layernorm_bwd", {"BLOCK": 1024, "BM": 8, "BN": 256, "SPLIT": 16}),
+    ("rmsnorm", {"BLOCK": 1024, "BM": 8, "BN": 256, "SPLIT": 16}),
+])
+def test_memory_bound_examples_default_build(name, want):
+    """What `tritonc examples/NAME.tri` compiles with no option on sm_90a (docs/tuning.md; the
+    interpreter checks in tests/examples launch the no-option builds on grids of these)."""
+    comp = Compilation(ROOT / "examples" / f"{name}.tri", CompileOptions(arch="sm_90a"))
+    assert comp.tunables == want

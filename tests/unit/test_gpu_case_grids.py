@@ -24,7 +24,7 @@ def grids(case_name, arch="sm_90a"):
     ("vector_add", "vector_add", dict(N=98_765), (cdiv(98_765, 1024), 1, 1)),
     ("transpose", "transpose", dict(M=1000, N=777), (cdiv(1000, 32), cdiv(777, 32), 1)),
     ("row_sum", "row_sum", dict(M=1000, N=777), (cdiv(1000, 8), 1, 1)),
-    ("col_sum", "col_sum", dict(M=1000, N=777), (cdiv(777, 256), 1, 1)),
+    ("col_sum", "col_sum", dict(M=1000, N=777), (cdiv(777, 256), 16, 1)),  # rows split over SPLIT=16
     ("bmm", "bmm", dict(M=100, N=70, K=50, BATCH=3), (cdiv(100, 32), cdiv(70, 32), cdiv(3, 2))),
     ("splitk_matmul", "splitk_matmul", dict(M=1001, N=776, K=550), (cdiv(1001, 64) * cdiv(776, 64), 1, 4)),
     ("permute_201", "permute_201", dict(D0=5, D1=33, D2=17), (cdiv(5, 4), cdiv(33, 32), cdiv(17, 32))),
@@ -51,3 +51,30 @@ def test_conv_cases_grid():
             g, _ = grids(name)
             kernel = case.example
             assert g[kernel][0] == ("cdiv", ("arg", "M"), ("int", 64))
+
+
+#: the memory-bound cases compiled with no option: (case, kernel, sizes, grid from the chosen tunables)
+MEMORY_BOUND = [
+    ("layernorm", "layernorm", dict(M=77, N=3000), lambda t: (77,)),
+    ("layernorm_bwd", "layernorm_bwd_dx", dict(M=77, N=3000), lambda t: (77,)),
+    ("layernorm_bwd", "layernorm_bwd_dwdb", dict(M=77, N=3000), lambda t: (cdiv(3000, t["BN"]), t["SPLIT"])),
+    ("rmsnorm_bwd", "rmsnorm_bwd_dw", dict(M=77, N=3000), lambda t: (cdiv(3000, t["BN"]), t["SPLIT"])),
+    ("softmax_bwd", "softmax_bwd", dict(M=333, N=1000), lambda t: (333,)),
+    ("cross_entropy_forward", "forward", dict(rows=5, n_cols=131_075), lambda t: (5,)),
+    ("dropout", "dropout", dict(N=1_000_003), lambda t: (cdiv(1_000_003, t["BLOCK"]),)),
+    ("batchnorm", "batchnorm_stats", dict(C=64, N=8), lambda t: (64, t["SPLIT"])),
+    ("col_sum", "col_sum", dict(M=8192, N=8192), lambda t: (cdiv(8192, t["BN"]), t["SPLIT"])),
+    ("transpose", "transpose", dict(M=1000, N=777), lambda t: (cdiv(1000, t["TM"]), cdiv(777, t["TN"]))),
+    ("copy3d", "copy3d", dict(D0=5, D1=33, D2=17), lambda t: (cdiv(5, t["T0"]), cdiv(33, t["T1"]), cdiv(17, t["T2"]))),
+]
+
+
+@pytest.mark.parametrize("case, kernel, args, want", MEMORY_BOUND, ids=[f"{m[0]}-{m[1]}" for m in MEMORY_BOUND])
+def test_memory_bound_cases_use_no_options_and_the_declared_grid(case, kernel, args, want):
+    """Issue 13's acceptance for the memory-bound cases: no -D, --tune or warps in the case, and
+    the kernel declares its grid (computed from the tunables the compiler chose)."""
+    c = CASE_BY_NAME[case]
+    assert (c.defines, c.tune, c.num_warps) == ({}, {}, None)
+    g, tun = grids(case)
+    got = evaluate_grid(g[kernel], args)
+    assert got == want(tun)

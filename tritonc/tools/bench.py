@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Callable
 
 from tritonc.options import parse_codegen_flags
-from tritonc.tools.gpu_cases import cdiv, poison
+from tritonc.tools.gpu_cases import case_named, cdiv, poison
 from tritonc.tools.gpu_check import load_launcher, local_arch, rel_error
 
 #: Timed rounds per implementation (alternating); the best median is reported.
@@ -112,7 +112,7 @@ def vector_add_row(torch) -> Row:
         return [a["z"]]
 
     return Row("vector_add", f"2^28 fp32", make, run, lambda a: [a["x"].double() + a["y"].double()],
-               3 * 4 * n, "vector_add", {"BLOCK": "1024"})
+               3 * 4 * n, "vector_add", {})  # no -D: the file's BLOCK, 1024
 
 
 def softmax_warps(block: int) -> int:
@@ -150,40 +150,6 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False
                2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, flags=flags)
 
 
-def layernorm_row(torch) -> Row:
-    m, n, eps = 8192, 4096, 1e-5
-
-    def make():
-        y, ybuf = poison(torch, (m, n), torch.float16)
-        mean, mbuf = poison(torch, (m,), torch.float32)
-        rstd, rbuf = poison(torch, (m,), torch.float32)
-        return dict(x=torch.randn(m, n, device="cuda", dtype=torch.float16),
-                    w=torch.randn(n, device="cuda", dtype=torch.float16),
-                    b=torch.randn(n, device="cuda", dtype=torch.float16),
-                    y=y, mean=mean, rstd=rstd, bufs=[ybuf, mbuf, rbuf])
-
-    def run(which, mod, a):
-        x, y = a["x"], a["y"]
-        if which == "tritonc":
-            mod.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], x.stride(0), n, eps, grid=m)
-        elif which == "torch":
-            torch.nn.functional.layer_norm(x, (n,), a["w"], a["b"], eps)
-            return None
-        else:
-            _triton_ref().layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], eps, 1024)
-        return [y, a["mean"], a["rstd"]]
-
-    def reference(a):
-        x = a["x"].double()
-        mean = x.mean(1)
-        var = ((x - mean[:, None]) ** 2).mean(1)
-        rstd = 1 / torch.sqrt(var + eps)
-        return [(x - mean[:, None]) * rstd[:, None] * a["w"].double() + a["b"].double(), mean, rstd]
-
-    return Row("layernorm fwd", f"{m}x{n} fp16", make, run, reference, 2 * 2 * m * n, "layernorm",
-               {"BLOCK": "1024"}, 4, tol=1e-2)
-
-
 def transpose_row(torch) -> Row:
     m = n = 8192
 
@@ -198,32 +164,12 @@ def transpose_row(torch) -> Row:
         elif which == "torch":
             out.copy_(x.t())
         else:
-            _triton_ref().transpose(out, x)
+            meta = mod.transpose.meta
+            _triton_ref().transpose(out, x, meta["TM"], meta["TN"], meta["num_warps"])
         return [out]
 
     return Row("transpose", f"{m}x{n} fp32", make, run, lambda a: [a["x"].t()], 2 * 4 * m * n, "transpose",
-               {"TM": "32", "TN": "32"}, tol=0.0)
-
-
-def row_sum_row(torch) -> Row:
-    m = n = 8192
-
-    def make():
-        s, sbuf = poison(torch, (m,), torch.float32)
-        return dict(x=torch.randn(m, n, device="cuda"), s=s, bufs=[sbuf])
-
-    def run(which, mod, a):
-        x, s = a["x"], a["s"]
-        if which == "tritonc":
-            mod.row_sum(s, x, m, n, x.stride(0))
-        elif which == "torch":
-            torch.sum(x, dim=1, out=s)
-        else:
-            _triton_ref().row_sum(s, x)
-        return [s]
-
-    return Row("row_sum", f"{m}x{n} fp32", make, run, lambda a: [a["x"].double().sum(1)], 4 * m * n, "reduce",
-               {"BM": "8", "BN": "256"}, tol=1e-4)
+               {}, tol=0.0)
 
 
 def matmul_default_build_row(torch) -> Row:
@@ -254,6 +200,30 @@ def matmul_default_build_row(torch) -> Row:
                tol=1e-2, flops=2 * m * n * k)
 
 
+def case_row(case_name: str, label: str | None = None, size: tuple | None = None) -> Callable:
+    """A row factory from the ``make gpu-check`` case ``case_name`` (``gpu_cases.case_named``): the case's
+    inputs, launches and float64 reference at its ``bench_size`` (or ``size``), compiled as the
+    case is (no -D or warps for the memory-bound examples: the CLI's own choices, launched on the
+    declared grid); bytes are the case's ``work`` (each input read once, each output written
+    once). The torch side's outputs are not checked (it may return other tensors)."""
+    def factory(torch) -> Row:
+        case = case_named(case_name)
+        at = size or case.bench_size
+
+        def make():
+            return case.inputs(torch, at)
+
+        def run(which, mod, a):
+            return case.run(mod, torch, a, which)
+
+        nbytes, flops = case.work(at)
+        return Row(label or case.name, "x".join(map(str, at)), make, run, lambda a: case.reference(torch, a),
+                   nbytes, case.example, dict(case.defines), case.num_warps, tol=case.tol, tune=dict(case.tune),
+                   flops=0 if nbytes else flops)
+
+    return factory
+
+
 #: Row factories, in table order: ``factory(torch) -> Row`` (the matmul rows go at the end).
 ROWS: list[Callable] = [
     copy_row,
@@ -262,9 +232,18 @@ ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 4096),
     lambda torch: softmax_row(torch, 16384, 2048),
     lambda torch: softmax_row(torch, 4096, 16384),
-    layernorm_row,
+    case_row("layernorm", "layernorm fwd"),
     transpose_row,
-    row_sum_row,
+    case_row("row_sum"),
+    case_row("col_sum"),
+    case_row("layernorm_bwd"),
+    case_row("rmsnorm_fwd"),
+    case_row("rmsnorm_bwd"),
+    case_row("softmax_bwd"),
+    case_row("cross_entropy_forward"),
+    case_row("cross_entropy_backward"),
+    case_row("dropout"),
+    case_row("batchnorm"),
     matmul_default_build_row,
 ]
 

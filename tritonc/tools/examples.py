@@ -48,6 +48,10 @@ EXAMPLES = (
     Example("paper_matmul", {}, {"TM": [64], "TN": [64], "TK": [32]}),
     Example("shift_conv", {"TYPE": "half", "HH": "28", "WW": "28", "TM": "64", "TN": "64", "TK": "16"}),
     Example("dropout", {"BLOCK": "1024"}),
+    # memory-bound examples whose tunables all take the file's first candidate
+    Example("layernorm_bwd"),
+    Example("rmsnorm"),
+    Example("softmax_bwd"),
 )
 
 

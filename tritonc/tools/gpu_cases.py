@@ -80,7 +80,8 @@ def _vector_add_case() -> Case:
             triton_ref.vector_add(a["z"], a["x"], a["y"], 1024)
         return [a["z"]]
 
-    return Case("vector_add", "vector_add", {"BLOCK": "1024"}, [(1,), (1000,), (98_765,), (1_000_003,)],
+    # no -D: the file's BLOCK (1024), launched on the declared grid
+    return Case("vector_add", "vector_add", {}, [(1,), (1000,), (98_765,), (1_000_003,)],
                 (1 << 28,), inputs, run, lambda torch, a: [a["x"] + a["y"]],
                 lambda s: (3 * 4 * s[0], 0))
 
@@ -123,13 +124,15 @@ def _layernorm_case() -> Case:
         x, y = a["x"], a["y"]
         eps = 1e-5
         if which == "tritonc":
-            mod.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], x.stride(0), x.shape[1], eps, grid=x.shape[0])
+            mod.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], x.stride(0), x.shape[1], eps, x.shape[0])
         elif which == "torch":
             a["y"] = torch.nn.functional.layer_norm(x, (x.shape[1],), a["w"], a["b"], eps)
             return [a["y"]]
         else:
             import triton_ref
-            triton_ref.layernorm(y, x, a["w"], a["b"], a["mean"], a["rstd"], eps, 1024)
+            meta = mod.layernorm.meta
+            triton_ref.layernorm_welford(y, x, a["w"], a["b"], a["mean"], a["rstd"], eps, meta["BLOCK"],
+                                         meta["num_warps"])
         return [y, a["mean"], a["rstd"]]
 
     def reference(torch, a):
@@ -140,7 +143,7 @@ def _layernorm_case() -> Case:
         y = (x - mean[:, None]) * rstd[:, None] * a["w"].double() + a["b"].double()
         return [y, mean, rstd]
 
-    return Case("layernorm", "layernorm", {"BLOCK": "1024"}, [(1, 1), (200, 1000), (77, 3000)], (8192, 4096),
+    return Case("layernorm", "layernorm", {}, [(1, 1), (200, 1000), (77, 3000)], (8192, 4096),
                 inputs, run, reference, lambda s: (2 * 2 * s[0] * s[1], 0), tol=1e-2)
 
 
@@ -160,14 +163,19 @@ def _transpose_case() -> Case:
             out.copy_(x.t())
         else:
             import triton_ref
-            triton_ref.transpose(out, x)
+            meta = mod.transpose.meta
+            triton_ref.transpose(out, x, meta["TM"], meta["TN"], meta["num_warps"])
         return [out]
 
-    return Case("transpose", "transpose", {"TM": "32", "TN": "32"}, [(1, 1), (1000, 777), (63, 1025)], (8192, 8192),
+    return Case("transpose", "transpose", {}, [(1, 1), (1000, 777), (63, 1025)], (8192, 8192),
                 inputs, run, lambda torch, a: [a["x"].t()], lambda s: (2 * 4 * s[0] * s[1], 0))
 
 
 def _reduce_case(kernel: str) -> Case:
+    """``row_sum`` / ``col_sum`` of ``examples/reduce.tri`` compiled with no option (the file's
+    tile sizes and split factor), on the declared grids. ``col_sum`` accumulates with atomics:
+    the launch zeroes the output first (the caller's duty, so it is in the timed launch too);
+    Triton runs the same split kernel with tritonc's meta-parameters."""
     rows = kernel == "row_sum"
 
     def inputs(torch, size):
@@ -180,17 +188,23 @@ def _reduce_case(kernel: str) -> Case:
         x, s = a["x"], a["s"]
         m, n = x.shape
         if which == "tritonc":
+            if not rows:
+                s.zero_()
             getattr(mod, kernel)(s, x, m, n, x.stride(0))
         elif which == "torch":
             torch.sum(x, dim=1 if rows else 0, out=s)
         else:
             import triton_ref
-            getattr(triton_ref, kernel)(s, x)
+            meta = getattr(mod, kernel).meta
+            if rows:
+                triton_ref.row_sum(s, x, meta["BM"], meta["BN"], meta["num_warps"])
+            else:
+                triton_ref.col_sum_split(s, x, meta["BM"], meta["BN"], meta["SPLIT"], meta["num_warps"])
         return [s]
 
-    return Case(kernel, "reduce", {"BM": "8", "BN": "256"}, [(1, 1), (1000, 777), (3, 5000)], (8192, 8192),
+    return Case(kernel, "reduce", {}, [(1, 1), (1000, 777), (3, 5000), (5000, 3)], (8192, 8192),
                 inputs, run, lambda torch, a: [a["x"].double().sum(1 if rows else 0)],
-                lambda s: (4 * s[0] * s[1], 0), tol=1e-4)
+                lambda s: (4 * s[0] * s[1] + 4 * (s[0] if rows else s[1]), 0), tol=1e-4)
 
 
 def _matmul_case() -> Case:
@@ -290,6 +304,8 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int) -> Case:
 
 
 def _cross_entropy_case(kernel: str) -> Case:
+    """examples/cross_entropy.tri with no option (its TILE; rows walked tile by tile with the
+    online max / sum-exp), timed over a 128k vocabulary."""
     def inputs(torch, size):
         rows, n = size
         x = 3 * torch.randn(rows, n, device="cuda")
@@ -308,9 +324,9 @@ def _cross_entropy_case(kernel: str) -> Case:
         rows, n = x.shape
         if which == "tritonc":
             if kernel == "forward":
-                mod.forward(x, a["nlp"], labels, a["loss"], n, grid=rows)
+                mod.forward(x, a["nlp"], labels, a["loss"], n, rows)
                 return [a["nlp"], a["loss"]]
-            mod.backward(a["dx"], a["nlp"], labels, a["dloss"], n, grid=rows)
+            mod.backward(a["dx"], a["nlp"], labels, a["dloss"], n, rows)
             return [a["dx"]]
         if which == "torch":
             if kernel == "forward":
@@ -318,7 +334,13 @@ def _cross_entropy_case(kernel: str) -> Case:
             p = torch.softmax(x, 1)
             p[torch.arange(rows, device="cuda"), labels] -= 1
             return [p * a["dloss"][:, None]]
-        _no_triton(f"cross_entropy_{kernel}")
+        import triton_ref
+        meta = getattr(mod, kernel).meta
+        if kernel == "forward":
+            triton_ref.cross_entropy_fwd(x, a["nlp"], labels, a["loss"], meta["TILE"], meta["num_warps"])
+            return [a["nlp"], a["loss"]]
+        triton_ref.cross_entropy_bwd(a["dx"], a["nlp"], labels, a["dloss"], meta["TILE"], meta["num_warps"])
+        return [a["dx"]]
 
     def reference(torch, a):
         x, labels = a["x"].double(), a["labels"]
@@ -329,9 +351,9 @@ def _cross_entropy_case(kernel: str) -> Case:
         p[torch.arange(x.shape[0], device="cuda"), labels] -= 1
         return [p * a["dloss"].double()[:, None]]
 
-    return Case(f"cross_entropy_{kernel}", "cross_entropy", {"TYPE": "float", "TILE": "1024"},
-                [(1, 1), (333, 1000), (1000, 517)], (8192, 1000), inputs, run, reference,
-                lambda s: ((2 if kernel == "forward" else 3) * 4 * s[0] * s[1], 0), tol=1e-5)
+    return Case(f"cross_entropy_{kernel}", "cross_entropy", {},
+                [(1, 1), (333, 1000), (1000, 517), (5, 131_075)], (512, 131_072), inputs, run, reference,
+                lambda s: (2 * 4 * s[0] * s[1], 0), tol=1e-5)
 
 
 def _bmm_case() -> Case:
@@ -458,13 +480,21 @@ def _batchnorm_case() -> Case:
     def run(mod, torch, a, which):
         x, y = a["x"], a["y"]
         n, c, h, w = x.shape
+        meta = mod.batchnorm.meta
+        part = a.get("part")
+        if part is None or part.numel() != 3 * c * meta["SPLIT"]:
+            part = a["part"] = torch.empty(3 * c * meta["SPLIT"], device="cuda")  # the workspace
         if which == "tritonc":
-            mod.batchnorm(y, x, a["gamma"], a["beta"], a["mean"], a["rstd"], a["rm"], a["rv"], n, h * w,
-                          c * h * w, eps, momentum, grid=c)
+            mod.batchnorm_stats(part, x, n, c, h * w, x.stride(0))
+            mod.batchnorm(y, x, part, a["gamma"], a["beta"], a["mean"], a["rstd"], a["rm"], a["rv"], n, c, h * w,
+                          x.stride(0), eps, momentum)
             return [y, a["mean"], a["rstd"], a["rm"], a["rv"]]
         if which == "torch":
             return [torch.nn.functional.batch_norm(x, a["rm"], a["rv"], a["gamma"], a["beta"], True, momentum, eps)]
-        _no_triton("batchnorm")
+        import triton_ref
+        triton_ref.batchnorm(y, x, part, a["gamma"], a["beta"], a["mean"], a["rstd"], a["rm"], a["rv"], eps, momentum,
+                             meta)
+        return [y, a["mean"], a["rstd"], a["rm"], a["rv"]]
 
     def reference(torch, a):
         x = a["x"].double()
@@ -477,13 +507,13 @@ def _batchnorm_case() -> Case:
         return [y, mean, rstd, (1 - momentum) * a["rm0"].double() + momentum * mean,
                 (1 - momentum) * a["rv0"].double() + momentum * unbiased]
 
-    return Case("batchnorm", "batchnorm", {"TYPE": "float", "BN": "4", "BHW": "256"},
-                [(1, 1, 1, 1), (3, 5, 7, 9), (8, 64, 17, 15)], (32, 256, 56, 56), inputs, run, reference,
-                lambda s: (3 * 4 * s[0] * s[1] * s[2] * s[3], 0), tol=1e-4)
+    return Case("batchnorm", "batchnorm", {},
+                [(1, 1, 1, 1), (3, 5, 7, 9), (8, 64, 17, 15), (2, 3, 64, 67)], (32, 256, 56, 56), inputs, run,
+                reference, lambda s: (2 * 4 * s[0] * s[1] * s[2] * s[3], 0), tol=1e-4)
 
 
 def _permute_case(kernel: str) -> Case:
-    T0, T1, T2 = 4, 32, 32
+    """examples/permute.tri with no option (its box T0 x T1 x T2 and warps: the compiler's)."""
 
     def inputs(torch, size):
         d0, d1, d2 = size
@@ -505,7 +535,7 @@ def _permute_case(kernel: str) -> Case:
     def reference(torch, a):
         return [a["x"].permute(2, 0, 1) if kernel == "permute_201" else a["x"]]
 
-    return Case(kernel, "permute", {"TYPE": "float", "T0": str(T0), "T1": str(T1), "T2": str(T2)},
+    return Case(kernel, "permute", {},
                 [(1, 1, 1), (5, 100, 37), (33, 17, 129)], (64, 512, 512), inputs, run, reference,
                 lambda s: (2 * 4 * s[0] * s[1] * s[2], 0), tol=0.0)
 
@@ -589,3 +619,215 @@ CASES += [lambda: _conv2d_case("conv2d", "float16", 28, 1, 1), lambda: _conv2d_c
           lambda: _cross_entropy_case("forward"), lambda: _cross_entropy_case("backward"), _bmm_case,
           _splitk_matmul_case, _blocksparse_matmul_case, _batchnorm_case, lambda: _permute_case("permute_201"),
           lambda: _permute_case("copy3d"), _paper_matmul_case, _shift_conv_case]
+
+
+# ---- memory-bound kernels: every one compiled with no option, on its declared grid ---------
+
+def _dropout_case() -> Case:
+    """examples/dropout.tri, checked against the keep mask of OpenAI Triton's ``tl.rand``
+    computed on the host (the interpreter's Philox4x32-10) at the check sizes, and at the bench
+    size against Triton's own kernel (x is never 0 there, almost surely, so a 0 marks a dropped
+    element): the GPU's mask is checked bit for bit. torch's dropout (another generator) is
+    timed only."""
+    p, seed = 0.25, 0x5EED_1234
+
+    def inputs(torch, size):
+        (n,) = size
+        x = torch.randn(n, device="cuda")
+        y, ybuf = poison(torch, (n,), torch.float32)
+        return dict(x=x, y=y, bufs=[ybuf])
+
+    def run(mod, torch, a, which):
+        x, y = a["x"], a["y"]
+        if which == "tritonc":
+            mod.dropout(y, x, x.numel(), p, seed)
+        elif which == "torch":
+            return [torch.nn.functional.dropout(x, p, training=True)]
+        else:
+            import triton_ref
+            meta = mod.dropout.meta
+            triton_ref.dropout(y, x, p, seed, meta["BLOCK"], meta["num_warps"])
+        return [y]
+
+    def reference(torch, a):
+        import numpy as np
+
+        from tritonc.interpreter.numerics import philox4x32
+
+        n = a["x"].numel()
+        x = a["x"].double()
+        if n > 2_000_000:  # the bench size: host Philox would take ~20 s; Triton's tl.rand is the spec
+            import triton_ref
+
+            want = torch.empty_like(a["x"])
+            triton_ref.dropout(want, a["x"], p, seed)
+            return [torch.where(want != 0, x / (1 - p), torch.zeros_like(x))]
+        word = philox4x32(np.arange(n, dtype=np.uint32), 0, 0, 0, seed & 0xFFFFFFFF, seed >> 32)[0].view(np.int32)
+        uniform = np.where(word < 0, -word - 1, word).astype(np.float32) * np.float32(4.6566127342e-10)
+        keep = torch.from_numpy(uniform > np.float32(p)).to("cuda")
+        return [torch.where(keep, x / (1 - p), torch.zeros_like(x))]
+
+    return Case("dropout", "dropout", {}, [(1,), (1000,), (98_765,), (1_000_003,)], (1 << 25,), inputs, run,
+                reference, lambda s: (2 * 4 * s[0], 0), tol=1e-6)
+
+
+def _row_norm_inputs(torch, size, grads: bool):
+    m, n = size
+    x = torch.randn(m, n, device="cuda", dtype=torch.float16)
+    w = torch.randn(n, device="cuda", dtype=torch.float16)
+    a = dict(x=x, w=w, b=torch.randn(n, device="cuda", dtype=torch.float16))
+    if grads:
+        a["dy"] = torch.randn(m, n, device="cuda", dtype=torch.float16)
+    return a
+
+
+def _layernorm_bwd_case() -> Case:
+    """examples/layernorm_bwd.tri: dx per row, dgamma / dbeta as grid-spanning fp32 atomics
+    (zeroed by the caller: inside the timed launch); torch: aten's native_layer_norm_backward."""
+    eps = 1e-5
+
+    def inputs(torch, size):
+        m, n = size
+        a = _row_norm_inputs(torch, size, True)
+        x = a["x"].float()
+        a["mean"] = x.mean(1)
+        a["rstd"] = torch.rsqrt(x.var(1, unbiased=False) + eps)
+        a["dx"], dxbuf = poison(torch, (m, n), torch.float16)
+        a["dw"], dwbuf = poison(torch, (n,), torch.float32)
+        a["db"], dbbuf = poison(torch, (n,), torch.float32)
+        a["bufs"] = [dxbuf, dwbuf, dbbuf]
+        return a
+
+    def run(mod, torch, a, which):
+        x, dy = a["x"], a["dy"]
+        m, n = x.shape
+        if which == "tritonc":
+            mod.layernorm_bwd_dx(a["dx"], dy, x, a["w"], a["mean"], a["rstd"], x.stride(0), n, m)
+            a["dw"].zero_()
+            a["db"].zero_()
+            mod.layernorm_bwd_dwdb(a["dw"], a["db"], dy, x, a["mean"], a["rstd"], x.stride(0), m, n)
+        elif which == "torch":
+            return list(torch.ops.aten.native_layer_norm_backward(
+                dy, x, [n], a["mean"].view(m, 1), a["rstd"].view(m, 1), a["w"], a["b"], [True, True, True]))
+        else:
+            import triton_ref
+            triton_ref.layernorm_bwd(a["dx"], a["dw"], a["db"], dy, x, a["w"], a["mean"], a["rstd"],
+                                     mod.layernorm_bwd_dx.meta)
+        return [a["dx"], a["dw"], a["db"]]
+
+    def reference(torch, a):
+        x, w, dy = a["x"].double(), a["w"].double(), a["dy"].double()
+        mean, rstd = a["mean"].double()[:, None], a["rstd"].double()[:, None]
+        xhat = (x - mean) * rstd
+        g = w * dy
+        dx = rstd * (g - (xhat * (xhat * g).mean(1, keepdim=True) + g.mean(1, keepdim=True)))
+        return [dx, (dy * xhat).sum(0), dy.sum(0)]
+
+    return Case("layernorm_bwd", "layernorm_bwd", {}, [(1, 1), (200, 1000), (77, 3000), (1000, 77)], (8192, 4096),
+                inputs, run, reference, lambda s: (3 * 2 * s[0] * s[1], 0), tol=1e-2)
+
+
+def _rmsnorm_case(kernel: str) -> Case:
+    """examples/rmsnorm.tri: forward (y, rstd), or backward (dx per row, dweight as grid-spanning
+    fp32 atomics zeroed by the caller); torch: rms_norm / the backward formula in eager ops."""
+    eps = 1e-6
+    fwd = kernel == "fwd"
+
+    def inputs(torch, size):
+        m, n = size
+        a = _row_norm_inputs(torch, size, not fwd)
+        a["rstd"] = torch.rsqrt(a["x"].float().pow(2).mean(1) + eps)
+        if fwd:
+            a["y"], ybuf = poison(torch, (m, n), torch.float16)
+            a["rstd_out"], rbuf = poison(torch, (m,), torch.float32)
+            a["bufs"] = [ybuf, rbuf]
+        else:
+            a["dx"], dxbuf = poison(torch, (m, n), torch.float16)
+            a["dw"], dwbuf = poison(torch, (n,), torch.float32)
+            a["bufs"] = [dxbuf, dwbuf]
+        return a
+
+    def run(mod, torch, a, which):
+        x, w = a["x"], a["w"]
+        m, n = x.shape
+        if which == "tritonc":
+            if fwd:
+                mod.rmsnorm_fwd(a["y"], x, w, a["rstd_out"], x.stride(0), n, eps, m)
+                return [a["y"], a["rstd_out"]]
+            mod.rmsnorm_bwd_dx(a["dx"], a["dy"], x, w, a["rstd"], x.stride(0), n, m)
+            a["dw"].zero_()
+            mod.rmsnorm_bwd_dw(a["dw"], a["dy"], x, a["rstd"], x.stride(0), m, n)
+            return [a["dx"], a["dw"]]
+        if which == "torch":
+            if fwd:
+                return [torch.nn.functional.rms_norm(x, (n,), w, eps)]
+            r = a["rstd"][:, None]
+            xf, g = x.float(), w.float() * a["dy"].float()
+            dx = (r * g - xf * r ** 3 * (g * xf).mean(1, keepdim=True)).half()
+            return [dx, (a["dy"].float() * xf * r).sum(0)]
+        import triton_ref
+        meta = getattr(mod, f"rmsnorm_{'fwd' if fwd else 'bwd_dx'}").meta
+        if fwd:
+            triton_ref.rmsnorm_fwd(a["y"], x, w, a["rstd_out"], eps, meta["BLOCK"], meta["num_warps"])
+            return [a["y"], a["rstd_out"]]
+        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], meta)
+        return [a["dx"], a["dw"]]
+
+    def reference(torch, a):
+        x, w = a["x"].double(), a["w"].double()
+        if fwd:
+            rstd = 1 / torch.sqrt((x * x).mean(1) + eps)
+            return [x * rstd[:, None] * w, rstd]
+        r, dy = a["rstd"].double()[:, None], a["dy"].double()
+        g = w * dy
+        return [r * g - x * r ** 3 * (g * x).mean(1, keepdim=True), (dy * x * r).sum(0)]
+
+    return Case(f"rmsnorm_{kernel}", "rmsnorm", {}, [(1, 1), (200, 1000), (77, 3000), (1000, 77)], (8192, 4096),
+                inputs, run, reference, lambda s: ((2 if fwd else 3) * 2 * s[0] * s[1], 0), tol=1e-2)
+
+
+def _softmax_bwd_case() -> Case:
+    """examples/softmax_bwd.tri; torch: aten's _softmax_backward_data."""
+    def inputs(torch, size):
+        m, n = size
+        y = torch.softmax(torch.randn(m, n, device="cuda"), 1)
+        dy = torch.randn(m, n, device="cuda")
+        dx, dxbuf = poison(torch, (m, n), torch.float32)
+        return dict(y=y, dy=dy, dx=dx, bufs=[dxbuf])
+
+    def run(mod, torch, a, which):
+        y, dy, dx = a["y"], a["dy"], a["dx"]
+        m, n = y.shape
+        if which == "tritonc":
+            mod.softmax_bwd(dx, y, dy, dx.stride(0), y.stride(0), dy.stride(0), n, m)
+        elif which == "torch":
+            return [torch._softmax_backward_data(dy, y, 1, torch.float32)]
+        else:
+            import triton_ref
+            meta = mod.softmax_bwd.meta
+            triton_ref.softmax_bwd(dx, y, dy, meta["BLOCK"], meta["num_warps"])
+        return [dx]
+
+    def reference(torch, a):
+        y, dy = a["y"].double(), a["dy"].double()
+        return [y * (dy - (y * dy).sum(1, keepdim=True))]
+
+    return Case("softmax_bwd", "softmax_bwd", {}, [(1, 1), (333, 1000), (77, 5000), (1823, 781)], (4096, 4096),
+                inputs, run, reference, lambda s: (3 * 4 * s[0] * s[1], 0), tol=1e-5)
+
+
+CASES += [_dropout_case, _layernorm_bwd_case, lambda: _rmsnorm_case("fwd"), lambda: _rmsnorm_case("bwd"),
+          _softmax_bwd_case]
+
+
+def case_named(name: str) -> Case:
+    """The case of :data:`CASES` called ``name`` (``make bench`` builds rows from some).
+
+    Raises:
+        KeyError: no case has that name.
+    """
+    for factory in CASES:
+        case = factory()
+        if case.name == name:
+            return case
+    raise KeyError(name)

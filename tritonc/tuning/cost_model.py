@@ -43,9 +43,14 @@ the matmul configurations measured on an H200 (4096^3 fp16: 64x64x32 w4 s3 0.46x
 128x128x64 w4 s3 0.73x, 128x256x64 w8 s4 0.94x): it ranks configurations, it does not predict
 absolute times.
 
-Kernels without a ``tt.dot`` are not ranked (a memory-bound kernel's tile choice depends on the
-data size the model cannot see): free tunables take their first candidate and the warps come
-from :mod:`tritonc.analysis.num_warps`.
+Kernels without a ``tt.dot`` are memory-bound: :func:`choose_memory_bound` ranks their
+configurations by whether each CTA keeps enough bytes in flight (:func:`memory_profiles`,
+:func:`estimate_memory`): per loop body (the loads a CTA issues together, one step at a time),
+``ctas_per_sm * bytes_per_step`` against ``dram_bytes * latency`` (Little's law), with the warps
+the tile rule gives (:mod:`tritonc.analysis.num_warps`) and occupancy from threads, CTA slots
+and an estimate of registers. Configurations within :data:`MEMORY_TIE` of the best tie, and ties
+keep the source's candidate order: the model only moves away from the first candidates when they leave
+the memory system idle (too small a tile per CTA).
 """
 from __future__ import annotations
 
@@ -99,6 +104,9 @@ class GpuModel:
         latency: cycles from issuing a global load to its data in shared memory (estimate).
         step_overhead: cycles a loop step of a CTA cannot overlap (barrier, wait, address
             update; estimate).
+        dram_bytes: device-memory bytes per cycle of one SM at full bandwidth (the data sheet's
+            bandwidth over SMs and boost clock): ``dram_bytes * latency`` bytes must be in
+            flight on each SM to saturate it (Little's law; the memory-bound model).
     """
 
     arch: str
@@ -115,6 +123,7 @@ class GpuModel:
     smem_bytes: float = 128.0
     latency: float = 1000.0
     step_overhead: float = 40.0
+    dram_bytes: float = 16.0
 
     @property
     def peak_flops(self) -> float:
@@ -122,13 +131,16 @@ class GpuModel:
 
 
 _HOPPER = dict(sm_count=132, smem_per_cta=227 * 1024, smem_per_sm=228 * 1024, regs_per_sm=65536,
-               max_ctas_per_sm=32, mma_flops=2560.0, fma_flops=256.0, l2_bytes=40.0)
+               max_ctas_per_sm=32, mma_flops=2560.0, fma_flops=256.0, l2_bytes=40.0, dram_bytes=20.0)
 
 #: The model of each ``--arch`` (sm_86 / sm_89 figures: A40 / L40-class parts).
 GPU_MODELS = {
-    "sm_80": GpuModel("sm_80", "A100", 108, 163 * 1024, 164 * 1024, 65536, 32, 2048.0, 0.0, 128.0, 48.0),
-    "sm_86": GpuModel("sm_86", "A40", 84, 99 * 1024, 100 * 1024, 65536, 16, 1024.0, 0.0, 256.0, 32.0),
-    "sm_89": GpuModel("sm_89", "L40", 142, 99 * 1024, 100 * 1024, 65536, 24, 1024.0, 0.0, 256.0, 32.0),
+    "sm_80": GpuModel("sm_80", "A100", 108, 163 * 1024, 164 * 1024, 65536, 32, 2048.0, 0.0, 128.0, 48.0,
+                      dram_bytes=13.0),
+    "sm_86": GpuModel("sm_86", "A40", 84, 99 * 1024, 100 * 1024, 65536, 16, 1024.0, 0.0, 256.0, 32.0,
+                      dram_bytes=5.0),
+    "sm_89": GpuModel("sm_89", "L40", 142, 99 * 1024, 100 * 1024, 65536, 24, 1024.0, 0.0, 256.0, 32.0,
+                      dram_bytes=2.5),
     "sm_90": GpuModel("sm_90", "H100/H200 (mma.sync)", wgmma_flops=0.0, **_HOPPER),
     "sm_90a": GpuModel("sm_90a", "H100/H200", wgmma_flops=4096.0, **_HOPPER),
 }
@@ -378,9 +390,10 @@ class Choice:
                  f"({'--hint' if self.hinted else 'assumed large: no --hint'}); choosing {', '.join(self.free)}"]
         if self.note:
             lines.append(f"tritonc:   {self.note}")
-            if self.config is not None:
-                lines.append(f"tritonc:   chose {self.config.describe()}")
-            return "\n".join(lines)
+            if not self.ranked:
+                if self.config is not None:
+                    lines.append(f"tritonc:   chose {self.config.describe()}")
+                return "\n".join(lines)
         if self.config is None:
             lines.append("tritonc:   no candidate configuration is feasible")
         else:
@@ -428,3 +441,171 @@ def configurations(tunables: dict[str, list[int]], warps: tuple[int, ...], stage
             for s in stages:
                 out.append(Config(tuple(zip(names, values)), w, s))
     return out
+
+
+# ---- memory-bound kernels (no tt.dot) -----------------------------------------------------
+
+#: Efficiencies (fractions of the DRAM bandwidth) this close to the best tie: the memory-bound
+#: model is too coarse to rank them, so the source's candidate order decides.
+MEMORY_TIE = 0.1
+
+
+@dataclass(frozen=True)
+class MemoryProfile:
+    """What the memory-bound model reads from one kernel's tile IR.
+
+    Attributes:
+        kernel: the kernel's name.
+        steps: bytes one CTA loads per step, one entry per group of loads issued together: the
+            loads of one loop body (a nested loop is its own group); for a kernel without
+            loops, its loads (one step).
+        largest_tile: elements of the largest tile loaded, stored, reduced or updated atomically
+            (what sets the warps and the registers per thread).
+    """
+
+    kernel: str
+    steps: tuple[int, ...]
+    largest_tile: int
+
+
+def _value_bytes(t) -> tuple[int, int]:
+    """(elements, bytes per element) of a loaded value's type (a tile or a scalar)."""
+    element = getattr(t, "element", t)
+    return getattr(t, "numel", 1), _ELEMENT_BYTES.get(getattr(element, "name", ""), 4)
+
+
+def memory_profiles(module: Module) -> list[MemoryProfile]:
+    """The :class:`MemoryProfile` of every kernel of ``module`` (tt IR from the frontend)."""
+    out = []
+    for f in module.functions:
+        if f.kind != "kernel":
+            continue
+        steps = [0]
+        largest = 1
+
+        def visit(block, group: int) -> None:
+            nonlocal largest
+            for op in block.ops:
+                if op.name == "tt.load":
+                    n, b = _value_bytes(op.results[0].type)
+                    steps[group] += n * b
+                if op.name in ("tt.load", "tt.store", "tt.reduce", "tt.atomic_rmw", "tt.atomic_cas"):
+                    for v in (*op.operands, *op.results):
+                        largest = max(largest, getattr(v.type, "numel", 1))
+                for region in op.regions:
+                    inner = group
+                    if op.name in ("scf.for", "scf.while"):
+                        inner = len(steps)
+                        steps.append(0)
+                    for b in region.blocks:
+                        visit(b, inner)
+
+        visit(f.body.block, 0)
+        loops = tuple(b for b in steps[1:] if b)
+        # a kernel that loops streams its data in the loops; its loads outside them (a row's
+        # statistics, a label) are issued once and do not decide the bandwidth
+        out.append(MemoryProfile(f.name, loops or tuple(b for b in steps[:1] if b), largest))
+    return out
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """The memory-bound model's verdict on one :class:`Config`.
+
+    Attributes:
+        config: the configuration (its ``num_warps``: the warps it would compile with).
+        efficiency: estimated fraction of the DRAM bandwidth, averaged over the kernels (0..1).
+        ctas_per_sm: resident CTAs per SM (the least over the kernels).
+        registers: estimated registers per thread (the most over the kernels).
+        in_flight: bytes in flight per SM in the kernels' smallest step.
+        needed: bytes in flight per SM that saturate the bandwidth.
+    """
+
+    config: Config
+    efficiency: float
+    ctas_per_sm: int
+    registers: int
+    in_flight: int
+    needed: int
+    reason: str | None = None
+
+    @property
+    def feasible(self) -> bool:
+        return self.reason is None
+
+    @property
+    def cycles(self) -> float:
+        """Relative time (lower is better): the inverse of the efficiency."""
+        return 1.0 / max(self.efficiency, 1e-3)
+
+    def describe(self, gpu: GpuModel) -> str:
+        if not self.feasible:
+            return f"{self.config.describe()}: rejected, {self.reason}"
+        return (f"{self.config.describe()}: ~{self.registers} registers/thread, {self.ctas_per_sm} CTA/SM, "
+                f"{self.in_flight // 1024} KiB in flight per SM (saturation: {self.needed // 1024} KiB), "
+                f"est. {100 * self.efficiency:.0f}% of DRAM bandwidth")
+
+
+def estimate_memory(profiles: list[MemoryProfile], config: Config, gpu: GpuModel) -> MemoryEstimate:
+    """How close ``config`` keeps a module whose kernels are ``profiles`` to the bandwidth.
+
+    Per kernel: ``T = 32 * num_warps`` threads; registers per thread ``32 + 4 * ceil(E / T)``
+    for the largest tile of ``E`` elements (its values, addresses and masks; an estimate);
+    resident CTAs ``c`` = the least of the CTA slots, ``2048 / T`` threads and the registers;
+    each step ``s`` (bytes a CTA loads per loop step) reaches ``min(1, c * s / (dram_bytes *
+    latency))`` of the bandwidth, and the kernel the byte-weighted harmonic mean of its steps.
+    The configuration's efficiency is the mean over the kernels.
+    """
+    threads = 32 * config.num_warps
+    if threads > 1024:
+        return MemoryEstimate(config, 0.0, 0, 0, 0, 0, reason=f"{threads} threads per CTA (at most 1024)")
+    needed = int(gpu.dram_bytes * gpu.latency)
+    effs, ctas, regs, flights = [], [], [], []
+    for p in profiles:
+        r = 32 + 4 * math.ceil(p.largest_tile / threads)
+        if r > 255:
+            return MemoryEstimate(config, 0.0, 0, r, 0, needed,
+                                  reason=f"{p.kernel}: a {p.largest_tile}-element tile needs ~{r} registers per "
+                                         f"thread at {config.num_warps} warps (at most 255: it would spill)")
+        c = min(gpu.max_ctas_per_sm, 2048 // threads, gpu.regs_per_sm // (math.ceil(r / 8) * 8 * threads))
+        c = max(c, 1)
+        ctas.append(c)
+        regs.append(r)
+        if not p.steps:
+            effs.append(1.0)
+            continue
+        flights.append(c * min(p.steps))
+        step_eff = [min(1.0, c * s / needed) for s in p.steps]
+        effs.append(sum(p.steps) / sum(s / e for s, e in zip(p.steps, step_eff)))
+    if not effs:
+        return MemoryEstimate(config, 1.0, 0, 0, 0, needed)
+    return MemoryEstimate(config, sum(effs) / len(effs), min(ctas), max(regs), min(flights, default=0), needed)
+
+
+def choose_memory_bound(space: list[tuple[Config, list[MemoryProfile]]], arch: str,
+                        problem: dict[str, int] | None = None, free: tuple[str, ...] = ()) -> Choice:
+    """Rank the configurations of a module without ``tt.dot`` (:func:`estimate_memory`).
+
+    Args:
+        space: ``(config, profiles)`` in the source's candidate order; each config's
+            ``num_warps`` is what that configuration compiles with.
+        arch: one of :data:`GPU_MODELS`.
+        problem, free: as for :func:`choose` (the problem size is reported, not used).
+
+    Returns:
+        a :class:`Choice` whose ``ranked`` holds :class:`MemoryEstimate` s, best first (ties in
+        source order); ``config`` is ``None`` when every configuration was rejected.
+    """
+    gpu = GPU_MODELS[arch]
+    size = dict(LARGE_PROBLEM)
+    size.update(problem or {})
+    estimates = [estimate_memory(profiles, config, gpu) for config, profiles in space]
+    feasible = [e for e in estimates if e.feasible]
+    best = max((e.efficiency for e in feasible), default=0.0)
+    # within MEMORY_TIE of the best, the model cannot tell: the source's order decides
+    ranked = sorted(feasible, key=lambda e: 0.0 if e.efficiency >= best - MEMORY_TIE else e.cycles)
+    rejected = [e for e in estimates if not e.feasible]
+    return Choice(ranked[0].config if ranked else None, gpu, size, bool(problem), ranked, rejected, free,
+                  note="no tt.dot: ranked as memory-bound (bytes in flight per SM against the bandwidth; "
+                       "within 10 points of the best, the source's candidate order), num_warps from the "
+                       "tile sizes")
