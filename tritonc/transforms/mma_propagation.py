@@ -21,6 +21,12 @@ mma layout is pushed to every value connected to it through *layout-transparent*
   and the result of one position share a layout, so the accumulator and the row statistics
   stay in the tensor-core layout for the whole loop (backward through loop-carried values).
 
+An element-wise user joins (forward) only when its other operands are free to have in the
+group's layout (in the group or another mma-based layout, cheap index computations,
+loop-carried values, or conversions, broadcasts, reductions and element-wise results of
+those); a user that would need a loaded tile converted (split-K's ``c + *pc``)
+keeps its layout and reads the group's value through one conversion, as before.
+
 Values reached *backward* (an operand of a transparent op that is not yet in the group) join
 only when they are floating-point, not pointers, and every use of them is itself
 transparent; otherwise (index arithmetic, masks, loads, values also used elsewhere) they stay
@@ -151,6 +157,45 @@ def _transparent_use(op: Operation, index: int) -> bool:
     return False
 
 
+#: How deep :func:`_free_to_join` looks through operands.
+_JOIN_DEPTH = 24
+
+
+def _rebuildable(v: Value, depth: int = _JOIN_DEPTH) -> bool:
+    """Whether ``v`` is computed from scalars by cheap ops only (constants, ranges, splats, index
+    arithmetic, masks, conversions of those): the rematerialisation of
+    ``remove-layout-conversions`` rebuilds it in any layout instead of converting it."""
+    if not _is_tile(v):
+        return True
+    op = getattr(v, "op", None)
+    if op is None or depth <= 0:
+        return False
+    if op.name == "ttg.convert_layout":
+        return _rebuildable(op.operands[0], depth - 1)
+    if not has_trait(op, "cheap") or op.regions or len(op.results) != 1:
+        return False
+    return all(_rebuildable(x, depth - 1) for x in op.operands)
+
+
+def _free_to_join(v: Value, g: "_Group", depth: int = _JOIN_DEPTH) -> bool:
+    """Whether operand ``v`` of an element-wise user can be had in the group's layout without a
+    conversion through shared memory on the way: it is in the group, rebuilt cheaply, a
+    loop-carried value (converted once outside the loop at most), or computed element-wise
+    from such values."""
+    if v in g.layout or not _is_tile(v) or _rebuildable(v):
+        return True
+    if _loop_position(v) is not None or _is_mma_based(v.type.layout):
+        return True
+    op = getattr(v, "op", None)
+    if op is None or depth <= 0:
+        return False
+    if op.name in ("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reduce"):
+        return _free_to_join(op.operands[0], g, depth - 1)
+    if not _elementwise(op):
+        return False
+    return all(_free_to_join(x, g, depth - 1) for x in op.operands)
+
+
 def _forward_result(op: Operation, index: int, layout: Layout):
     """The layout of ``op``'s result when operand ``index`` is in ``layout`` (None: not transparent)."""
     if _elementwise(op) or op.name == "tt.broadcast":
@@ -225,6 +270,9 @@ def _plan(seed: Value, layout: Layout) -> _Group | None:
             res_lay = _forward_result(user, i, lay)
             if res_lay is None:
                 continue
+            if _elementwise(user) and not all(k == i or not _is_tile(x) or _free_to_join(x, g)
+                                              for k, x in enumerate(user.operands)):
+                continue  # another operand would cost a conversion: the user keeps its layout
             g.add(user.result, res_lay, (user, i))
             if _elementwise(user):
                 for k, x in enumerate(user.operands):
