@@ -48,6 +48,7 @@ EXAMPLES = (
     Example("paper_matmul", {}, {"TM": [64], "TN": [64], "TK": [32]}),
     Example("shift_conv", {"TYPE": "half", "HH": "28", "WW": "28", "TM": "64", "TN": "64", "TK": "16"}),
     Example("dropout", {"BLOCK": "1024"}),
+    Example("attention", {"TYPE": "half", "D": "64", "BM": "64", "BN": "64"}, num_warps=4, num_stages=2),
 )
 
 
