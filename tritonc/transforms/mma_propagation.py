@@ -130,8 +130,9 @@ class _Group:
         self.work.append(v)
         return True
 
-    def joins_backward(self, v: Value) -> bool:
-        """Whether operand ``v`` of a transparent op joins the group (see the module docstring)."""
+    def joins_backward(self, v: Value, layout: Layout) -> bool:
+        """Whether operand ``v`` of a transparent op joins the group in ``layout`` (see the
+        module docstring)."""
         if v in self.layout:
             return True
         if not _is_tile(v) or not getattr(v.type.element, "is_float", False):
@@ -141,6 +142,8 @@ class _Group:
         op = getattr(v, "op", None)
         if op is None or not (_elementwise(op) or op.name in ("tt.broadcast", "tt.expand_dims", "tt.reduce")):
             return False
+        if _operand_layout(op, layout) is None:
+            return False  # a reduction that cannot run in the parent of ``layout``
         return all(_transparent_use(u, i) for u, i in v.uses)
 
 
@@ -244,7 +247,7 @@ def _plan(seed: Value, layout: Layout) -> _Group | None:
                     if w in g.layout and g.layout[w] != lay:
                         g.failed = True
                     continue
-                if isinstance(w, BlockArgument) or getattr(w, "op", None) is loop or g.joins_backward(w):
+                if isinstance(w, BlockArgument) or getattr(w, "op", None) is loop or g.joins_backward(w, lay):
                     g.add(w, lay)
         # Backward: the defining op's other tile operands.
         op = getattr(v, "op", None)
@@ -255,7 +258,7 @@ def _plan(seed: Value, layout: Layout) -> _Group | None:
                     continue
                 if op.name in ("tt.broadcast", "tt.expand_dims", "tt.reduce") and i > 0:
                     continue
-                if want is not None and g.joins_backward(x):
+                if want is not None and g.joins_backward(x, want):
                     g.add(x, want, (op, i))
         # Forward: users.
         for user, i in list(v.uses):
@@ -276,7 +279,7 @@ def _plan(seed: Value, layout: Layout) -> _Group | None:
             g.add(user.result, res_lay, (user, i))
             if _elementwise(user):
                 for k, x in enumerate(user.operands):
-                    if k != i and _is_tile(x) and g.joins_backward(x):
+                    if k != i and _is_tile(x) and g.joins_backward(x, lay):
                         g.add(x, lay, (user, k))
     if g.failed:
         return None
