@@ -287,13 +287,14 @@ def a_from_dot(dot: Operation) -> Operation | None:
     return None
 
 
-def chained_dots(f: Function) -> frozenset:
-    """The dots of ``f`` that feed another dot's A operand (see :func:`a_from_dot`) and the dots
-    they feed."""
+def chained_dots(f: Function, allow_tf32: bool = False) -> frozenset:
+    """The tensor-core dots of ``f`` (:func:`eligible`) that feed another one's A operand (see
+    :func:`a_from_dot`) and the dots they feed. A dot fed by an FMA dot keeps reading A from
+    shared memory (``ldmatrix`` / descriptors beat a generic conversion)."""
     chain = set()
     for dot in [op for op in f.walk() if op.name == "tt.dot"]:
         first = a_from_dot(dot)
-        if first is not None:
+        if first is not None and eligible(first, allow_tf32) is not None and eligible(dot, allow_tf32) is not None:
             chain.update((dot, first))
     return frozenset(chain)
 
@@ -457,7 +458,7 @@ class AccelerateMatmul(Pass):
         wgmma = Target(self.arch).has_dot_instruction("wgmma")
         changed = False
         for f in module.functions:
-            chain = chained_dots(f)
+            chain = chained_dots(f, self.allow_tf32)
             for dot in [op for op in f.walk() if op.name == "tt.dot"]:
                 kw = eligible(dot, self.allow_tf32)
                 if kw is not None:
