@@ -514,5 +514,81 @@ def matmul_strided(c, a, b, tm=128, tn=256, tk=64, num_warps=8, num_stages=4, gr
                           num_stages=num_stages)
 
 
+# ---- flash attention forward (FA-2, the algorithm of Triton's fused-attention tutorial) ------
+
+@triton.jit
+def _attention_block(acc, l_i, m_i, q, K, V, head, rm, rd, rn, lo, hi, S, qk_scale, D: tl.constexpr, BN: tl.constexpr,
+                     MASK_DIAGONAL: tl.constexpr, EVEN_S: tl.constexpr):
+    """Keys ``lo .. hi`` of one head for BM query rows; base-2 online softmax (``qk_scale``
+    carries log2 e)."""
+    for n in range(lo, hi, BN):
+        kn = n + rn
+        if EVEN_S:
+            k = tl.load(K + head + kn[None, :] * D + rd[:, None])
+            v = tl.load(V + head + kn[:, None] * D + rd[None, :])
+        else:
+            k = tl.load(K + head + kn[None, :] * D + rd[:, None], mask=kn[None, :] < S, other=0.)
+            v = tl.load(V + head + kn[:, None] * D + rd[None, :], mask=kn[:, None] < S, other=0.)
+        qk = tl.dot(q, k) * qk_scale
+        if MASK_DIAGONAL:
+            qk = tl.where(kn[None, :] <= rm[:, None], qk, -float("inf"))
+        if not EVEN_S:
+            qk = tl.where(kn[None, :] < S, qk, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        alpha = tl.math.exp2(m_i - m_new)
+        p = tl.math.exp2(qk - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+_ATTENTION_CONFIGS = [
+    triton.Config({"BM": 128, "BN": 64}, num_warps=4, num_stages=3),
+    triton.Config({"BM": 128, "BN": 64}, num_warps=8, num_stages=3),
+    triton.Config({"BM": 128, "BN": 128}, num_warps=8, num_stages=3),
+    triton.Config({"BM": 128, "BN": 32}, num_warps=4, num_stages=4),
+    triton.Config({"BM": 64, "BN": 64}, num_warps=4, num_stages=4),
+]
+
+
+@triton.autotune(configs=_ATTENTION_CONFIGS, key=["S", "D", "CAUSAL"])
+@triton.jit
+def _attention(Q, K, V, O, sm_scale, S, D: tl.constexpr, CAUSAL: tl.constexpr, EVEN_S: tl.constexpr,
+               BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    head = tl.program_id(1).to(tl.int64) * S * D
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, D)
+    q = tl.load(Q + head + rm[:, None] * D + rd[None, :], mask=rm[:, None] < S, other=0.)
+    qk_scale = sm_scale * 1.4426950408889634
+    m_i = tl.full([BM], -float("inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    if CAUSAL:
+        # blocks left of the diagonal without the causal mask, then the diagonal block with it
+        acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, K, V, head, rm, rd, rn, 0, pid_m * BM, S, qk_scale,
+                                         D, BN, False, EVEN_S)
+        acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, K, V, head, rm, rd, rn, pid_m * BM,
+                                         tl.minimum((pid_m + 1) * BM, S), S, qk_scale, D, BN, True, EVEN_S)
+    else:
+        acc, l_i, m_i = _attention_block(acc, l_i, m_i, q, K, V, head, rm, rd, rn, 0, S, S, qk_scale, D, BN,
+                                         False, EVEN_S)
+    o = acc / l_i[:, None]
+    tl.store(O + head + rm[:, None] * D + rd[None, :], o.to(O.dtype.element_ty), mask=rm[:, None] < S)
+
+
+def attention(o, q, k, v, scale, causal=False):
+    """FA-2 forward on ``[BH, S, D]`` tensors (``examples/attention.tri``'s arguments): the
+    fused-attention tutorial's algorithm (base-2 exponentials with log2 e folded into the
+    scale, the causal diagonal block masked apart), the best of :data:`_ATTENTION_CONFIGS`
+    (``triton.autotune``, per sequence length, head dimension and causality)."""
+    bh, S, D = q.shape
+    even = S % 128 == 0
+    grid = lambda meta: (triton.cdiv(S, meta["BM"]), bh)  # noqa: E731
+    _attention[grid](q, k, v, o, scale, S, D=D, CAUSAL=bool(causal), EVEN_S=even)
+
+
 def torch_available() -> bool:
     return torch.cuda.is_available()

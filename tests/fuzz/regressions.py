@@ -86,4 +86,64 @@ __global__ void fuzz(int n3, long *X5, int s6, int n9, bool *X11, int s12, long 
          features=["elementwise", "load:plain", "load:ternary", "newaxis"],
          seed=0),
      None),
+    ("online_softmax_wrapped_mma_reduce",
+     "flash attention's loop (frag_flash_attention) on 8 warps with 16 x 16 tiles: the mma layout "
+     "[1, 8] wraps along N, so the row sum cannot reduce on it, but mma propagation put the "
+     "reduction's result (reached backward from the loop-carried l_i) in the mma row slice while "
+     "its operand stayed blocked (internal compiler error in the reduce lowering)",
+     Program(
+         source="""\
+__global__ void fuzz(half *X4, int s5, int s6, half *K9, half *V10, int n25, int n26, float *OUT27, float *OUT30) {
+    int pid = get_program_id(0);
+    {
+      int rm1[16] = 0 ... 16;
+      int rn2[16] = 0 ... 16;
+      int rd3[16] = 0 ... 16;
+      half *p7[16, 16] = X4 + pid * 256 + rm1[:, newaxis] * s5 + rd3[newaxis, :] * s6;
+      half x8[16, 16] = *p7;
+      half *pk11[16, 16] = K9 + pid * 256 + rn2[newaxis, :] * 16 + rd3[:, newaxis];
+      half *pv12[16, 16] = V10 + pid * 256 + rn2[:, newaxis] * 16 + rd3[newaxis, :];
+      float mi13[16] = -F32_INFINITY;
+      float li14[16] = 0;
+      float acc15[16, 16] = 0;
+      for (int n16 = 0; n16 < n25; n16 += 16) {
+        half kt17[16, 16] = *pk11;
+        half vt18[16, 16] = *pv12;
+        float s19[16, 16] = (x8 @ kt17) * 0.125f;
+        s19 = (n16 + rn2)[newaxis, :] < n26 ? s19 : -F32_INFINITY;
+        float mn20[16] = max(mi13, s19[:, max]);
+        float al21[16] = exp(mi13 - mn20);
+        float p22[16, 16] = exp(s19 - mn20[:, newaxis]);
+        li14 = li14 * al21 + p22[:, +];
+        half ph23[16, 16] = p22;
+        acc15 = acc15 * al21[:, newaxis] + ph23 @ vt18;
+        mi13 = mn20;
+        pk11 += 256;
+        pv12 += 256;
+      }
+      float o24[16, 16] = acc15 / li14[:, newaxis];
+      int r28[16] = 0 ... 16;
+      int r29[16] = 0 ... 16;
+      *(OUT27 + pid * 256 + r28[:, newaxis] * 16 + r29[newaxis, :] * 1) = o24;
+      int r31[16] = 0 ... 16;
+      *(OUT30 + pid * 16 + r31 * 1) = mi13;
+    }
+}
+""",
+         kernel="fuzz",
+         params=[
+             Buffer(name="X4", ctype="half", size=256, init=("grid", -1.0, 1.0, 0.125), check=None),
+             Scalar(name="s5", ctype="int", value=16),
+             Scalar(name="s6", ctype="int", value=1),
+             Buffer(name="K9", ctype="half", size=256, init=("grid", -1.0, 1.0, 0.125), check=None),
+             Buffer(name="V10", ctype="half", size=256, init=("grid", -1.0, 1.0, 0.125), check=None),
+             Scalar(name="n25", ctype="int", value=16),
+             Scalar(name="n26", ctype="int", value=1),
+             Buffer(name="OUT27", ctype="float", size=256, init=("poison",), check=("tol", 0.0020024776458740234)),
+             Buffer(name="OUT30", ctype="float", size=16, init=("poison",), check=("tol", 7.867813110351562e-06))],
+         grid=(1,),
+         options={"num_warps": 8, "num_stages": 1, "arch": "sm_80", "specialize": False, "allow_tf32": False},
+         features=["attention:online", "load:plain"],
+         seed=0),
+     None),
 ]

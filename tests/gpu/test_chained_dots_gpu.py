@@ -38,3 +38,28 @@ def test_attention_on_gpu(arch, num_warps, bm, bn):
     got = out.cpu().numpy().astype(np.float64)
     assert not np.isnan(got).any()
     np.testing.assert_allclose(got, ref, atol=1e-2, rtol=1e-2)
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "attention.tri"
+
+
+@pytest.mark.parametrize("arch, d, causal, type_name", [("sm_90a", 64, False, "half"), ("sm_90a", 64, True, "half"),
+                                                        ("sm_90a", 128, True, "bfloat16"),
+                                                        ("sm_90", 128, False, "half")])
+def test_attention_example_on_gpu(arch, d, causal, type_name):
+    """examples/attention.tri (BM = 128, BN = 64, 8 warps: the bench configuration) at a ragged
+    sequence length against torch's scaled_dot_product_attention in float32."""
+    torch = pytest.importorskip("torch")
+    S, BH = 333, 3
+    defines = {"TYPE": type_name, "D": str(d), "CAUSAL": str(int(causal)), "BM": "128", "BN": "64"}
+    comp = Compilation(EXAMPLE, CompileOptions(arch=arch, num_warps=8, defines=defines))
+    dt = torch.float16 if type_name == "half" else torch.bfloat16
+    q, k, v = (torch.randn(BH, S, d, device="cuda", dtype=dt) for _ in range(3))
+    out = torch.full((BH, S, d), float("nan"), dtype=dt, device="cuda")
+    launcher(comp).attention(q, k, v, out, d ** -0.5, S, BH)
+    torch.cuda.synchronize()
+    want = torch.nn.functional.scaled_dot_product_attention(q.float()[None], k.float()[None], v.float()[None],
+                                                           is_causal=causal, scale=d ** -0.5)[0]
+    assert not torch.isnan(out).any()
+    err = (out.float() - want).abs().max().item()
+    assert err <= (1e-2 if type_name == "half" else 3e-2), err

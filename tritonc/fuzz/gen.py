@@ -914,6 +914,71 @@ def frag_attention(b: Builder) -> None:
     b.store(Ex(o, C.F32, (M, D), -mo, mo, err))
 
 
+def frag_flash_attention(b: Builder) -> None:
+    """Flash attention's forward loop (FA-2, online softmax): chained products with row
+    reductions (``max``, ``+``) and element-wise ops on the accumulator between them, the row
+    statistics and the accumulator carried by the loop, the last key block ragged. Shapes
+    include ``M = 16 num_warps`` (warps stacked along M: the second product reads ``p`` from
+    the first one's registers) and ``D, BN >= 32`` (wgmma on sm_90a). Also stores the row
+    maxima."""
+    draw = b.draw
+    warps = b.options["num_warps"]
+    t = draw(st.sampled_from([C.F16, C.BF16]))
+    D = draw(st.sampled_from([16, 32, 64]))
+    BN = draw(st.sampled_from([16, 32, 64]))
+    M = draw(st.sampled_from([16, 32, 64, min(128, 16 * warps)]))
+    while M * max(D, BN) > 4096:
+        M //= 2
+    iters = draw(st.integers(1, 3))
+    total = iters * BN
+    valid = draw(st.integers(total - BN + 1, total))
+    rng = (-1.0, 1.0, 0.125)
+    rm, rn, rd = b.fresh("rm"), b.fresh("rn"), b.fresh("rd")
+    for r, n in ((rm, M), (rn, BN), (rd, D)):
+        b.line(f"int {r}[{n}] = 0 ... {n};")
+    q = b.load((M, D), t, [rm, rd], style="plain", value_range=rng)
+    kbuf = b.buffer(t, total * D * b.instances, ("grid",) + rng, prefix="K")
+    vbuf = b.buffer(t, total * D * b.instances, ("grid",) + rng, prefix="V")
+    pk, pv, m_i, l_i, acc, n = (b.fresh(x) for x in ("pk", "pv", "mi", "li", "acc", "n"))
+    kt, vt, s, mn, al, p, p16, o = (b.fresh(x) for x in ("kt", "vt", "s", "mn", "al", "p", "ph", "o"))
+    b.line(f"{t.name} *{pk}[{D}, {BN}] = {kbuf} + pid * {total * D} + {rn}[newaxis, :] * {D} + {rd}[:, newaxis];")
+    b.line(f"{t.name} *{pv}[{BN}, {D}] = {vbuf} + pid * {total * D} + {rn}[:, newaxis] * {D} + {rd}[newaxis, :];")
+    b.line(f"float {m_i}[{M}] = -F32_INFINITY;")
+    b.line(f"float {l_i}[{M}] = 0;")
+    b.line(f"float {acc}[{M}, {D}] = 0;")
+    b.line(f"for (int {n} = 0; {n} < {b.int_value(total)}; {n} += {BN}) {{")
+    b.line(f"  {t.name} {kt}[{D}, {BN}] = *{pk};")
+    b.line(f"  {t.name} {vt}[{BN}, {D}] = *{pv};")
+    b.line(f"  float {s}[{M}, {BN}] = ({q.text} @ {kt}) * 0.125f;")
+    b.line(f"  {s} = ({n} + {rn})[newaxis, :] < {b.int_value(valid)} ? {s} : -F32_INFINITY;")
+    b.line(f"  float {mn}[{M}] = max({m_i}, {s}[:, max]);")
+    b.line(f"  float {al}[{M}] = exp({m_i} - {mn});")
+    b.line(f"  float {p}[{M}, {BN}] = exp({s} - {mn}[:, newaxis]);")
+    b.line(f"  {l_i} = {l_i} * {al} + {p}[:, +];")
+    b.line(f"  {t.name} {p16}[{M}, {BN}] = {p};")
+    b.line(f"  {acc} = {acc} * {al}[:, newaxis] + {p16} @ {vt};")
+    b.line(f"  {m_i} = {mn};")
+    b.line(f"  {pk} += {BN * D};")
+    b.line(f"  {pv} += {BN * D};")
+    b.line("}")
+    b.line(f"float {o}[{M}, {D}] = {acc} / {l_i}[:, newaxis];")
+    smag = D * 0.125
+    es = _dot_err(q, Ex("k", t, (D, BN), -1.0, 1.0), D, C.F32, False) * 0.125 + _round_err(C.F32, smag)
+    # p = exp(s - m) to 2 es + APPROX relative; p16 one more rounding. The rescales by alpha
+    # (APPROX each) scale acc and l alike but not the new block: o is a weighted mean of v's
+    # rows whose weights are off by those relative errors, plus the sums' roundings.
+    ep = 2 * es + _round_err(C.F32, 2 * smag) + APPROX + C.F32.underflow
+    r = ep + _round_err(t, 1.0)
+    mo = 1.0
+    err = (2 * r + 2 * iters * (APPROX + 4 * C.F32.unit_roundoff) + 4 * total * C.F32.unit_roundoff) * mo \
+        + 4 * _round_err(C.F32, mo)
+    b.features.append("attention:online")
+    if M % (16 * warps) == 0:
+        b.features.append("attention:registers")
+    b.store(Ex(o, C.F32, (M, D), -mo, mo, err))
+    b.store(Ex(m_i, C.F32, (M,), -smag, smag, es))
+
+
 def frag_bmm(b: Builder) -> None:
     """A batched product ``[M, K, B] @ [K, N, B] -> [M, N, B]`` (trailing batch axis)."""
     draw = b.draw
@@ -1136,6 +1201,7 @@ FRAGMENTS = {
     "reduce": frag_reduce,
     "dot": frag_dot,
     "attention": frag_attention,
+    "flash_attention": frag_flash_attention,
     "bmm": frag_bmm,
     "loop": frag_loop,
     "atomics": frag_atomics,

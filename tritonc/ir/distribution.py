@@ -397,10 +397,53 @@ def _register_map(src_type: TileType, dst_type: TileType, select: tuple | None) 
     return None if found is None else tuple(found)
 
 
+@dataclass(frozen=True)
+class AxisThreads:
+    """How the threads of a base layout are laid along one of its dimensions ``d``: the
+    elements one thread holds contiguously (``spt``), the lanes (``tpw``) and warps (``wpc``)
+    along ``d``, and the lane-id / warp-id strides between neighbours along ``d``: a thread's
+    lane coordinate along ``d`` is ``(lane / lane_stride) % tpw``, its warp coordinate
+    ``(warp / warp_stride) % wpc``.
+
+    For an mma accumulator (versions 2 and 3, PTX ISA 9.7.14.5.14 / 9.7.15.5.3) a row of a
+    ``16 x 8`` tile lives in the quad of lanes ``4 g .. 4 g + 3`` (lane bits 0-1, two
+    consecutive columns each) and a column in the 8 lanes ``t, t + 4, ..`` (lane bits 2-4; the
+    registers ``c0, c2`` hold rows ``g`` and ``g + 8``); warps are ``(wm, wn) = ((w / WN) %
+    WM, w % WN)``."""
+
+    spt: int
+    tpw: int
+    wpc: int
+    lane_stride: int
+    warp_stride: int
+
+
+def axis_threads(base: Layout, d: int) -> AxisThreads:
+    """The :class:`AxisThreads` of dimension ``d`` of a blocked or mma accumulator layout.
+
+    Raises:
+        NotImplementedError: for other layouts (dot operands, shared)."""
+    if isinstance(base, BlockedLayout):
+        return AxisThreads(base.size_per_thread[d], base.threads_per_warp[d], base.warps_per_cta[d],
+                           lane_stride(base, d), warp_stride(base, d))
+    if isinstance(base, MmaLayout):
+        wm, wn = mma_parent(base).warps_per_cta
+        if d == 1:
+            return AxisThreads(2, 4, wn, 1, 1)
+        return AxisThreads(1, 8, wm, 4, wn)
+    raise NotImplementedError(f"threads along a dimension of {base}")
+
+
 def lanes_and_warps(sd: Distribution, d: int) -> tuple[int, int]:
-    """How many lanes and warps hold distinct data along blocked dimension ``d`` of ``sd``."""
+    """How many lanes and warps hold distinct data along blocked dimension ``d`` of ``sd``
+    (blocked or mma accumulator base; an mma base must not wrap along ``d``)."""
     blk = sd.blocked
     size = sd.pshape[d]
+    if isinstance(blk, MmaLayout):
+        at = axis_threads(blk, d)
+        if sd.wraps(d):
+            raise NotImplementedError(f"a reduction along a wrapped dimension of {blk}")
+        return at.tpw, at.wpc
     spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
     lanes = tpw if spt * tpw <= size else max(1, size // spt)
     warps = wpc if spt * tpw * wpc <= size else max(1, size // (spt * tpw))

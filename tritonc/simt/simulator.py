@@ -735,10 +735,18 @@ class Simulator:
     def wgmma(self, text: str, vals: list, inst=None) -> tuple:
         m_ = re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ \{([^}]*)\}, \$(\d+), "
                        r"\$(\d+), p, 1, 1, (\d), (\d);", text)
-        n = int(m_.group(1))
-        etype = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}[m_.group(2)]
-        count = len(m_.group(3).split(","))
-        ia, ib = int(m_.group(4)), int(m_.group(5))
+        a_regs = None
+        if m_ is None:  # A in registers: {a0, a1, a2, a3}, b-desc, scale-d, 1, 1, trans-b (PTX ISA 9.7.15.5.2)
+            r_ = re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ \{([^}]*)\}, "
+                           r"\{([^}]*)\}, \$(\d+), p, 1, 1, (\d);", text)
+            a_regs = [int(x.strip().lstrip("$")) for x in r_.group(4).split(",")]
+            groups = (r_.group(1), r_.group(2), r_.group(3), None, r_.group(5), None, r_.group(6))
+        else:
+            groups = m_.groups()
+        n = int(groups[0])
+        etype = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}[groups[1]]
+        count = len(groups[2].split(","))
+        ia, ib = (int(groups[3]) if groups[3] is not None else None), int(groups[4])
         scale = int(re.search(r"setp\.ne\.b32 p, \$(\d+), 0", text).group(1))
         regs = {count + i: v for i, v in enumerate(vals)}  # inputs after the outputs
         acc = [np.asarray(regs[count + i]).astype(np.float64) for i in range(count)]  # tied inputs
@@ -748,8 +756,19 @@ class Simulator:
         for wg in range(self.T // 128):
             base = 128 * wg
             op = self.op(inst) if self.shadow is not None else 0
-            A = self._wgmma_operand(int(regs[ia][base]), 64, m_.group(6) == "1", etype, 4 * wg, op)
-            B = self._wgmma_operand(int(regs[ib][base]), n, m_.group(7) == "1", etype, 4 * wg, op).T
+            if a_regs is None:
+                A = self._wgmma_operand(int(regs[ia][base]), 64, groups[5] == "1", etype, 4 * wg, op)
+            else:  # per warp, the mma.sync m16n8k16 A fragment of its 16 rows
+                A = np.zeros((64, 16))
+                for w in range(4):
+                    lanes = base + 32 * w + lane
+                    for i, (dr, dc) in enumerate(((0, 0), (8, 0), (0, 8), (8, 8))):
+                        word = np.asarray(regs[a_regs[i]][lanes]).astype(np.int64) & 0xFFFFFFFF
+                        pair = word.astype(np.uint32).view(np.uint16).reshape(WARP, 2)
+                        vals = pair.view(etype).astype(np.float64)
+                        for e in range(2):
+                            A[16 * w + g + dr, 2 * t + dc + e] = vals[:, e]
+            B = self._wgmma_operand(int(regs[ib][base]), n, groups[6] == "1", etype, 4 * wg, op).T
             C = np.zeros((64, n))
             use_c = bool(regs[scale][base])
             for w in range(4):

@@ -254,6 +254,14 @@ def _matmul_rows() -> list[Callable]:
 
 ROWS += _matmul_rows()
 
+
+def _attention_rows(experiments: bool = False) -> list[Callable]:
+    from tritonc.tools import bench_attention
+    return (bench_attention.experiment_row_factories if experiments else bench_attention.bench_row_factories)(Row)
+
+
+ROWS += _attention_rows()
+
 #: Extra rows for ``--experiments``.
 EXPERIMENT_ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 4096, div_rn=True),
@@ -268,6 +276,7 @@ EXPERIMENT_ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 16384, no_hint=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, exp_ftz=True),
 ]
+EXPERIMENT_ROWS += _attention_rows(experiments=True)
 
 
 # ---- machinery --------------------------------------------------------------------------

@@ -52,6 +52,7 @@ EXAMPLES = (
     Example("layernorm_bwd"),
     Example("rmsnorm"),
     Example("softmax_bwd"),
+    Example("attention", {"TYPE": "half", "D": "64", "BM": "64", "BN": "64"}, num_warps=4, num_stages=2),
 )
 
 

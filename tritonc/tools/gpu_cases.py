@@ -831,3 +831,48 @@ def case_named(name: str) -> Case:
         if case.name == name:
             return case
     raise KeyError(name)
+
+def _attention_case(type_name: str, d: int, causal: bool) -> Case:
+    """``examples/attention.tri`` (flash attention forward) at ragged sequence lengths, against a
+    float32 softmax reference; torch's side is ``scaled_dot_product_attention``, Triton's the
+    FA-2 forward of ``triton_ref.attention``."""
+    dtypes = {"half": "float16", "bfloat16": "bfloat16"}
+
+    def inputs(torch, size):
+        bh, n = size
+        dt = getattr(torch, dtypes[type_name])
+        q, k, v = (torch.randn(bh, n, d, device="cuda", dtype=dt) for _ in range(3))
+        o, obuf = poison(torch, (bh, n, d), dt)
+        return dict(q=q, k=k, v=v, o=o, bufs=[obuf])
+
+    def run(mod, torch, a, which):
+        q, k, v, o = a["q"], a["k"], a["v"], a["o"]
+        bh, n, _ = q.shape
+        if which == "tritonc":
+            mod.attention(q, k, v, o, d ** -0.5, n, bh)
+            return [o]
+        if which == "torch":
+            out = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None], is_causal=causal,
+                                                                   scale=d ** -0.5)
+            return [out[0]]
+        import triton_ref
+        triton_ref.attention(o, q, k, v, d ** -0.5, causal)
+        return [o]
+
+    def reference(torch, a):
+        from tritonc.tools.bench_attention import reference as ref
+        return [ref(torch, a["q"], a["k"], a["v"], d ** -0.5, causal)]
+
+    def work(size):
+        bh, n = size
+        return 4 * 2 * bh * n * d, 4 * bh * n * n * d // (2 if causal else 1)
+
+    name = f"attention_d{d}" + ("_causal" if causal else "") + ("_bf16" if type_name == "bfloat16" else "")
+    return Case(name, "attention", {"TYPE": type_name, "D": str(d), "CAUSAL": str(int(causal)), "BM": "128",
+                                    "BN": "64"},
+                [(1, 1), (3, 77), (2, 300), (5, 1000)], (64, 2048), inputs, run, reference, work,
+                tol=1e-2 if type_name == "half" else 3e-2, num_warps=8)
+
+
+CASES += [lambda: _attention_case("half", 64, False), lambda: _attention_case("half", 64, True),
+          lambda: _attention_case("half", 128, False), lambda: _attention_case("bfloat16", 128, True)]

@@ -36,6 +36,14 @@ N])`` instead: warp groups of 4 warps stacked along M, ``N`` the width of one
 warps (``codegen/llvm/layout_math.py``); its operand buffers are in :func:`wgmma_layout`, and
 the tensor cores read them straight from shared memory (``codegen/llvm/dot_wgmma.py``).
 
+**Chained dots** (:func:`chained_dots`: a dot whose A operand is computed from another dot's
+accumulator by element-wise ops, reductions and broadcasts, flash attention's ``p @ v``): both
+dots' mma v2 layouts stack the warps along M (:func:`chain_warps`) and the second dot's A is a
+``ttg.convert_layout`` to its dot-operand layout instead of a trip through shared memory; once
+``remove-layout-conversions`` has put the producer in the accumulator layout, that conversion
+only renumbers registers (mma.sync), and on sm_90a the wgmma reads A from registers
+(``codegen/llvm/dot_wgmma.py``).
+
 Then two clean-ups keep the accumulator in registers in the mma layout:
 
 * **loop-carried accumulators**: an ``scf.for`` iteration argument whose uses are all
@@ -60,6 +68,7 @@ from dataclasses import dataclass
 from tritonc.ir.builder import Builder
 from tritonc.ir.core import Function, Module, Operation, Value
 from tritonc.ir.layouts import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SharedLayout
+from tritonc.ir.ops import has_trait
 from tritonc.ir.types import MemDescType, ScalarType, TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
 from tritonc.target import DEFAULT_ARCH, Target
@@ -222,19 +231,24 @@ def _operand(builder: Builder, dot: Operation, index: int, mma: MmaLayout, kw: i
     return builder.value("ttg.local_load", [alloc], t.with_layout(DotOperandLayout(index, mma, kw)))
 
 
-def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = None) -> None:
-    """Step 1-3 of the module docstring for one dot (mma v3 when ``wgmma_n`` is given)."""
+def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = None,
+                chain: frozenset = frozenset()) -> None:
+    """Step 1-3 of the module docstring for one dot (mma v3 when ``wgmma_n`` is given);
+    ``chain``: the dots of chains (:func:`chained_dots`)."""
     a, b, acc = dot.operands
     old = dot.result.type
     if wgmma_n is not None:
         mma = MmaLayout(3, (num_warps, 1), (16, wgmma_n))
     else:
-        mma = MmaLayout(2, warps_per_tile(old.shape, num_warps), (16, 8))
+        mma = MmaLayout(2, chain_warps(dot, num_warps, chain) or warps_per_tile(old.shape, num_warps), (16, 8))
     builder = Builder().before(dot)
     # The accumulator's conversion goes first: the operands' local_loads must sit right before
     # the dot, which reads them from shared memory itself (ldmatrix / wgmma descriptors).
     c2 = _convert(builder, acc, mma)
-    a2 = _operand(builder, dot, 0, mma, kw)
+    if dot in chain and a_from_dot(dot) is not None and register_a_fits(dot, mma):
+        a2 = _register_operand(builder, dot, mma, kw)
+    else:
+        a2 = _operand(builder, dot, 0, mma, kw)
     b2 = _operand(builder, dot, 1, mma, kw)
     builder.before(dot)
     new = builder.create("tt.dot", [a2, b2, c2], [old.with_layout(mma)], dict(dot.attrs),
@@ -242,6 +256,73 @@ def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = N
     back = builder.value("ttg.convert_layout", [new.result], old)
     dot.result.replace_all_uses_with(back)
     dot.erase()
+
+
+# -- chained dots (flash attention: p = f(q @ k); acc += p @ v) ---------------------------
+
+#: Ops looked through backward from a dot's A operand to find the dot that computes it.
+_CHAIN_SEARCH_LIMIT = 64
+
+
+def a_from_dot(dot: Operation) -> Operation | None:
+    """The ``tt.dot`` whose accumulator the A operand of ``dot`` is computed from by
+    element-wise ops, broadcasts, reductions and conversions (in one block), else None."""
+    seen: set = set()
+    work = [dot.operands[0]]
+    while work and len(seen) < _CHAIN_SEARCH_LIMIT:
+        v = work.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        op = getattr(v, "op", None)
+        if op is None:
+            continue
+        if op.name == "tt.dot" and op is not dot:
+            return op
+        if op.regions or len(op.results) != 1:
+            continue
+        if has_trait(op, "elementwise") or op.name in ("tt.broadcast", "tt.expand_dims", "tt.reduce",
+                                                       "ttg.convert_layout"):
+            work.extend(x for x in op.operands if isinstance(x.type, TileType))
+    return None
+
+
+def chained_dots(f: Function, allow_tf32: bool = False) -> frozenset:
+    """The tensor-core dots of ``f`` (:func:`eligible`) that feed another one's A operand (see
+    :func:`a_from_dot`) and the dots they feed. A dot fed by an FMA dot keeps reading A from
+    shared memory (``ldmatrix`` / descriptors beat a generic conversion)."""
+    chain = set()
+    for dot in [op for op in f.walk() if op.name == "tt.dot"]:
+        first = a_from_dot(dot)
+        if first is not None and eligible(first, allow_tf32) is not None and eligible(dot, allow_tf32) is not None:
+            chain.update((dot, first))
+    return frozenset(chain)
+
+
+def chain_warps(dot: Operation, num_warps: int, chain: frozenset) -> tuple[int, int] | None:
+    """``[num_warps, 1]`` for an mma v2 dot of a chain whose M allows it: every warp then owns
+    whole rows of the accumulator, which are exactly the rows of its A fragments in the next
+    dot (PTX ISA 9.7.14.5.14: the ``m16n8k16`` accumulator fragment of two ``n8`` tiles is the
+    A fragment of one ``k16`` step), so the next dot reads A from the same registers."""
+    M = dot.result.type.shape[0]
+    if dot not in chain or M % (16 * num_warps):
+        return None
+    return num_warps, 1
+
+
+def register_a_fits(dot: Operation, mma: MmaLayout) -> bool:
+    """Whether ``dot``'s A operand may be given in registers: 16-bit operands (the accumulator
+    is converted to f16/bf16) and warps stacked along M."""
+    a = dot.operands[0].type
+    return a.element.name in ("f16", "bf16") and mma.warps_per_cta[1] == 1
+
+
+def _register_operand(builder: Builder, dot: Operation, mma: MmaLayout, kw: int) -> Value:
+    """A operand converted to ``DotOperandLayout(0, mma, kw)`` registers right before the dot
+    (free once ``remove-layout-conversions`` has put the producer in ``mma``'s layout)."""
+    x = dot.operands[0]
+    builder.before(dot)
+    return _convert(builder, x, DotOperandLayout(0, mma, kw))
 
 
 # -- loop-carried accumulators -------------------------------------------------------------
@@ -377,11 +458,12 @@ class AccelerateMatmul(Pass):
         wgmma = Target(self.arch).has_dot_instruction("wgmma")
         changed = False
         for f in module.functions:
+            chain = chained_dots(f, self.allow_tf32)
             for dot in [op for op in f.walk() if op.name == "tt.dot"]:
                 kw = eligible(dot, self.allow_tf32)
                 if kw is not None:
                     n = wgmma_eligible(dot, num_warps) if wgmma else None
-                    rewrite_dot(dot, num_warps, kw, n)
+                    rewrite_dot(dot, num_warps, kw, n, chain)
                     changed = True
             if changed:
                 _retype_loop_args(f)

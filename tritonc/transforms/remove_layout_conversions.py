@@ -22,6 +22,10 @@ to a fixed point:
   are copied per conversion; loads, reductions, dots, loop-carried values and float
   arithmetic are never copied (their data is not cheap to recompute).
 
+First of all, tensor-core accumulator layouts are pushed forward from every conversion out of
+one (``transforms/mma_propagation.py``): reductions, element-wise ops, row statistics and
+loop-carried values then stay in the mma layout and its row slices.
+
 What stays is a conversion between two layouts that both are needed (a load coalesced along
 one dimension stored coalesced along the other: a transpose).
 """
@@ -35,6 +39,8 @@ from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.ops import has_trait
 from tritonc.ir.types import TileType
 from tritonc.passes import AnalysisManager, Pass, register_pass
+
+from .mma_propagation import propagate_mma_layouts
 
 #: Most ops copied to rematerialise the operand of one conversion.
 MAX_REMAT_OPS = 48
@@ -176,7 +182,7 @@ class RemoveLayoutConversions(Pass):
     name = "remove-layout-conversions"
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
-        changed = False
+        changed = propagate_mma_layouts(module)
         while _simplify_once(module):
             changed = True
         if _rematerialise(module):

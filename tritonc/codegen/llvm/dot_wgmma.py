@@ -1,10 +1,14 @@
 """``tt.dot`` on Hopper tensor cores: ``wgmma.mma_async`` (PTX ISA 9.7.15; sm_90a).
 
 Applies when the accumulator has an mma version 3 layout (set by ``accelerate-matmul`` for
-``--arch sm_90a``; ``dot.py`` chooses); other dots go to ``dot_mma.py`` / ``dot_fma.py``. Both operands are
-deferred ``ttg.local_load``s (see ``shared_ops.py``) of buffers in a
-:func:`~tritonc.transforms.accelerate_matmul.wgmma_layout`: the tensor cores read them from
-shared memory through 64-bit *matrix descriptors*; no fragment goes through registers.
+``--arch sm_90a``; ``dot.py`` chooses); other dots go to ``dot_mma.py`` / ``dot_fma.py``. ``B`` is a
+deferred ``ttg.local_load`` (see ``shared_ops.py``) of a buffer in a
+:func:`~tritonc.transforms.accelerate_matmul.wgmma_layout`, read by the tensor cores from
+shared memory through a 64-bit *matrix descriptor*; so is ``A``, or ``A`` is a tile in
+``DotOperandLayout(0, mma, 2)`` registers (a chained dot: flash attention's ``p @ v`` with ``p``
+computed from the first dot's accumulator), passed as four 32-bit words per instruction in the
+register form of the instruction (PTX ISA 9.7.15.5.2; the fragment of A, 9.7.15.5.1, is the
+mma.sync ``m16n8k16`` A fragment of each warp's 16 rows).
 
 Warp group ``g`` (warps ``4g .. 4g+3``; the layout has ``warps = [W, 1]``) owns accumulator
 rows ``64 g + 16 W i .. + 64`` for each row repetition ``i``; one instruction
@@ -48,7 +52,7 @@ import llvmlite.ir as ir
 from tritonc.diagnostics import InternalCompilerError
 from tritonc.ir.core import Operation
 from tritonc.ir.distribution import mma_reps
-from tritonc.ir.layouts import MmaLayout
+from tritonc.ir.layouts import DotOperandLayout, MmaLayout
 
 from .lowering import F32, I32, I64, KernelLowering, const, lowers
 from .smem_access import DeferredLoad, elem_bytes, row_width, shared_offset
@@ -121,6 +125,37 @@ def _wgmma_asm(n: int, element: str, trans_a: bool, trans_b: bool) -> ir.InlineA
     return ir.InlineAsm(fty, text, constraints, side_effect=True)
 
 
+def _wgmma_asm_reg_a(n: int, element: str, trans_b: bool) -> ir.InlineAsm:
+    """The register-A form (PTX ISA 9.7.15.5.2): ``wgmma.mma_async ... d, {a0, a1, a2, a3},
+    b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b`` (no transpose bit for A)."""
+    k = n // 2  # operands: k outputs, k tied inputs, 4 A words, descriptor B, scale-d
+    regs = ", ".join(f"${i}" for i in range(k))
+    a = ", ".join(f"${2 * k + i}" for i in range(4))
+    text = ("{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, {%s}, $%d, p, 1, 1, %d;\n}"
+            % (2 * k + 5, n, element, element, regs, a, 2 * k + 4, int(trans_b)))
+    constraints = ",".join(["=f"] * k + [str(i) for i in range(k)] + ["r"] * 4 + ["l", "r"])
+    fty = ir.FunctionType(ir.LiteralStructType([F32] * k), [F32] * k + [I32] * 4 + [I64, I32])
+    return ir.InlineAsm(fty, text, constraints, side_effect=True)
+
+
+def _a_words(lw: KernelLowering, a, regs: list, rm: int, kk: int, kks: int) -> list:
+    """The four 32-bit A words of row repetition ``rm`` and K step ``kk`` from a
+    ``DotOperandLayout(0, mma v3, 2)`` tile's registers (``ir/distribution``: per ``(rm, kk)``
+    the words ``(g, 2t)``, ``(g + 8, 2t)``, ``(g, 2t + 8)``, ``(g + 8, 2t + 8)``, two elements each:
+    the register fragment of A, PTX ISA 9.7.15.5.1)."""
+    b = lw.b
+    ety = regs[0].type
+    start = (rm * kks + kk) * 8
+    words = []
+    for w in range(4):
+        vec = ir.Constant(ir.VectorType(ety, 2), None)
+        for e in range(2):
+            vec = b.insert_element(vec, regs[start + 2 * w + e], const(I32, e))
+        words.append(b.bitcast(vec, I32))
+    return words
+
+
 def _wait_asm(count: int, num: int) -> ir.InlineAsm:
     constraints = ",".join(["=f"] * count + [str(i) for i in range(count)])
     fty = ir.FunctionType(ir.LiteralStructType([F32] * count), [F32] * count)
@@ -129,7 +164,8 @@ def _wait_asm(count: int, num: int) -> ir.InlineAsm:
 
 def lower_wgmma_dot(lw: KernelLowering, op: Operation) -> None:
     """Lower ``d = tt.dot(a, b, c)`` in an mma v3 layout (see the module docstring): ``a``
-    ``[M, K]`` and ``b`` ``[K, N]`` f16/bf16 tiles deferred from shared memory, ``c`` and ``d``
+    ``[M, K]`` (deferred from shared memory, or in ``DotOperandLayout(0, mma, 2)`` registers)
+    and ``b`` ``[K, N]`` (deferred from shared memory) f16/bf16 tiles, ``c`` and ``d``
     f32 ``[M, N]``; ``(M / (16 W)) * (N / n) * (K / 16)`` wgmma instructions per warp group.
 
     Raises:
@@ -143,7 +179,14 @@ def lower_wgmma_dot(lw: KernelLowering, op: Operation) -> None:
     if ct.element.name != "f32" or a.type.element.name not in ("f16", "bf16"):
         raise InternalCompilerError(f"wgmma dot of {a.type.element} accumulating in {ct.element}")
     A, B = lw.get(a), lw.get(b_)
-    if not (isinstance(A, DeferredLoad) and isinstance(B, DeferredLoad)):
+    reg_a = not isinstance(A, DeferredLoad)
+    if reg_a:
+        lay = a.type.layout
+        if not (isinstance(lay, DotOperandLayout) and lay.op_idx == 0 and lay.k_width == 2 and
+                isinstance(lay.parent, MmaLayout) and lay.parent.version == 3 and
+                lay.parent.warps_per_cta == mma.warps_per_cta):
+            raise InternalCompilerError(f"wgmma A operand in registers in {lay}")
+    if not isinstance(B, DeferredLoad):
         raise InternalCompilerError("wgmma dot operands must be read from shared memory by the dot")
     W = mma.warps_per_cta[0]
     if W % 4 or mma.warps_per_cta[1] != 1:
@@ -155,21 +198,27 @@ def lower_wgmma_dot(lw: KernelLowering, op: Operation) -> None:
     chunks = N // n
     if rm_n * 16 * W != M or chunks * n != N or K % 16:
         raise InternalCompilerError(f"wgmma tiles do not cover the {M}x{N}x{K} dot in {mma}")
-    da = _Descriptors(lw, A, 0, 64 if W > 4 else 0, W // 4)
+    da = None if reg_a else _Descriptors(lw, A, 0, 64 if W > 4 else 0, W // 4)
     db = _Descriptors(lw, B, 1, 0)
     regs = list(lw.get(acc))
     per = n // 2  # accumulator registers of one instruction
-    asm = _wgmma_asm(n, a.type.element.name, da.transposed, db.transposed)
+    if reg_a:
+        asm = _wgmma_asm_reg_a(n, a.type.element.name, db.transposed)
+    else:
+        asm = _wgmma_asm(n, a.type.element.name, da.transposed, db.transposed)
     bld = lw.b
     lw.call("llvm.nvvm.wgmma.fence.sync.aligned", ir.VoidType(), [])
     one = const(I32, 1)
     for kk in range(K // 16):
         for rm in range(rm_n):
-            desc_a = da.desc(16 * W * rm, 16 * kk)
+            if reg_a:
+                a_ops = _a_words(lw, a, A, rm, kk, K // 16)
+            else:
+                a_ops = [da.desc(16 * W * rm, 16 * kk)]
             for c in range(chunks):
                 desc_b = db.desc(n * c, 16 * kk)
                 start = (rm * rn_n + c * (n // 8)) * 4
-                res = bld.call(asm, regs[start:start + per] + [desc_a, desc_b, one])
+                res = bld.call(asm, regs[start:start + per] + a_ops + [desc_b, one])
                 for j in range(per):
                     regs[start + j] = bld.extract_value(res, j)
     lw.call("llvm.nvvm.wgmma.commit_group.sync.aligned", ir.VoidType(), [])

@@ -40,7 +40,7 @@ import math
 import llvmlite.ir as ir
 
 from tritonc.ir.core import Operation
-from .elementwise import intrinsic_call, map_regs
+from .elementwise import define, intrinsic_call, map_regs, num_regs
 from .lowering import BF16, F16, F32, F64, I32, I64, KernelLowering, const, lowers
 
 LOG2E = 1.4426950408889634
@@ -316,8 +316,50 @@ _MATH = {
 
 @lowers(*_MATH)
 def _math(lw: KernelLowering, op: Operation) -> None:
+    if op.name == "math.exp" and lw.options.exp_uncorrected and _exp_folded(lw, op):
+        return
     fn = _MATH[op.name]
     _widen(lw, op, lambda x: fn(lw, x))
+
+
+def _same_f32(*values) -> bool:
+    types = {str(v.type) for v in values}
+    return len(types) == 1 and getattr(values[0].type, "element", values[0].type).name == "f32"
+
+
+def _exp_folded(lw: KernelLowering, op: Operation) -> bool:
+    """``-fexp-uncorrected`` only: ``exp(a - b)`` as ``ex2.approx(fma(a, log2 e, -(b log2 e)))``
+    and ``exp(d * k - b)`` (``k`` a scalar or a splat of one: a scaled argument, attention's
+    ``exp(s * scale - m)``) as ``ex2.approx(fma(d, k log2 e, -(b log2 e)))``: one ``fma`` per
+    element besides ``ex2``; ``b log2 e`` of a broadcast row is one multiply per row (equal
+    LLVM values). The rounding of ``k log2 e`` and ``b log2 e`` is an error of ulp(``x log2
+    e``) in the exponent, as in the uncorrected form ``ex2.approx(x * log2 e)`` (the option
+    gives up the spec's 2^-21 for large ``|x|``). Returns False (nothing emitted) when the
+    argument is not such a difference of f32 values of one type."""
+    sub = getattr(op.operands[0], "op", None)
+    if sub is None or sub.name != "arith.subf" or not _same_f32(op.operands[0], *sub.operands):
+        return False
+    a, b_ = sub.operands
+    scale = None
+    mul = getattr(a, "op", None)
+    if mul is not None and mul.name == "arith.mulf" and _same_f32(a, *mul.operands):
+        k = mul.operands[1]
+        k_op = getattr(k, "op", None)
+        if k_op is not None and k_op.name == "tt.splat":
+            scale, a = lw.get(k_op.operands[0]), mul.operands[0]
+        elif not hasattr(k.type, "shape"):
+            scale, a = lw.get(k), mul.operands[0]
+    bld = lw.b
+    log2e = ir.Constant(F32, _f32(LOG2E))
+    factor = bld.fmul(scale, log2e) if scale is not None else log2e
+    ex2 = "llvm.nvvm.ex2.approx.ftz.f" if lw.options.exp_ftz else "llvm.nvvm.ex2.approx.f"
+
+    def one(x, y):
+        return lw.call(ex2, F32, [_fma(lw, x, factor, bld.fneg(bld.fmul(y, log2e)))])
+
+    n = num_regs(lw, op)
+    define(lw, op.result, [one(x, y) for x, y in zip(lw.regs(a, n), lw.regs(b_, n))])
+    return True
 
 
 @lowers("math.fma")

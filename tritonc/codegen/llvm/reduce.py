@@ -1,6 +1,7 @@
 """``tt.reduce``: combine a tile along one axis (Triton's ReduceOp lowering).
 
-For a source in layout ``L`` (blocked or slice; the axis is blocked dimension ``d``) the result
+For a source in layout ``L`` (blocked, an mma accumulator (versions 2 and 3) or a slice of
+either; the axis is base dimension ``d``) the result
 is in ``SliceLayout(axis, L)`` (a uniform scalar for a rank-1 source). Three stages:
 
 1. **in-thread**: registers that differ only along ``d`` are combined (one result register
@@ -22,6 +23,11 @@ is in ``SliceLayout(axis, L)`` (a uniform scalar for a rank-1 source). Three sta
    waits at a second one. Scratch (``ir/scratch.reduce_scratch``): ``result numel * warps * bytes``;
    the barrier before the next writer of those bytes is ``insert-barriers``' job.
 
+On an mma accumulator (``ir/distribution.axis_threads``) a row lives in a quad of lanes:
+stage 2 shuffles over lane bits 0-1 (a column: bits 2-4) and stage 3 runs when ``WN > 1``
+warps split the row (``WM > 1`` the column); an mma source must not wrap along ``d``
+(``remove-layout-conversions`` keeps such reductions in a blocked layout).
+
 Replicated (wrapped) layouts: along ``d`` only the first ``S`` unwrapped positions hold
 distinct data, so stage 1 keeps registers with offset ``< S``, stage 2 shuffles over the
 first ``S / spt`` lanes and stage 3 over the first ``S / (spt * tpw)`` warps; nothing is
@@ -32,7 +38,9 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from tritonc.ir.core import Operation
-from tritonc.ir.distribution import lane_stride, lanes_and_warps, warp_stride
+from tritonc.diagnostics import InternalCompilerError
+from tritonc.ir.distribution import axis_threads, lanes_and_warps
+from tritonc.ir.layouts import MmaLayout
 from tritonc.ir.scratch import smem_elem_bytes
 from tritonc.ir.types import TileType
 
@@ -93,7 +101,10 @@ def _reduce(lw: KernelLowering, op: Operation) -> None:
     blk = sd.blocked
     d = sd.dims[axis]
     size = sd.pshape[d]
-    spt, tpw, wpc = blk.size_per_thread[d], blk.threads_per_warp[d], blk.warps_per_cta[d]
+    if isinstance(blk, MmaLayout) and sd.wraps(d):
+        raise InternalCompilerError(f"tt.reduce along a wrapped dimension of {blk} ({list(src.type.shape)})")
+    at = axis_threads(blk, d)
+    spt, tpw, wpc = at.spt, at.tpw, at.wpc
     wraps = sd.wraps(d)
     keep_regs = min(spt, size) if wraps else None
     lanes, warps = lanes_and_warps(sd, d)
@@ -112,7 +123,7 @@ def _reduce(lw: KernelLowering, op: Operation) -> None:
             groups[key] = regs[r]
             first_reg[key] = r
     # 2. in-warp butterfly over the lane bits of dimension d.
-    stride = lane_stride(blk, d)
+    stride = at.lane_stride
     k = 1
     while k < lanes:
         for key in groups:
@@ -135,7 +146,7 @@ def _reduce(lw: KernelLowering, op: Operation) -> None:
         base = lw.scratch_base(op, numel * warps * nbytes)
         b = lw.b
         lin = linear_ids_ir(lw, rd) if rd is not None else [const(I32, 0)]
-        warp_c = b.urem(b.udiv(lw.warp(), const(I32, warp_stride(blk, d))), const(I32, wpc))
+        warp_c = b.urem(b.udiv(lw.warp(), const(I32, at.warp_stride)), const(I32, wpc))
         lane_c = b.urem(b.udiv(lw.lane(), const(I32, stride)), const(I32, tpw))
         is_lane0 = b.icmp_unsigned("==", lane_c, const(I32, 0))
         canon = canonical_ir(lw, sd)
