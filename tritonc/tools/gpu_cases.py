@@ -782,7 +782,9 @@ def _rmsnorm_case(kernel: str) -> Case:
         g = w * dy
         return [r * g - x * r ** 3 * (g * x).mean(1, keepdim=True), (dy * x * r).sum(0)]
 
-    return Case(f"rmsnorm_{kernel}", "rmsnorm", {}, [(1, 1), (200, 1000), (77, 3000), (1000, 77)], (8192, 4096),
+    # not N = 1: there dx = w*dy*rstd*(1 - x^2*rstd^2) cancels to ~eps/x^2 of its terms, and a
+    # relative error against that is noise (the GPU run of 2026-11-24 read 1.0 at (1, 1))
+    return Case(f"rmsnorm_{kernel}", "rmsnorm", {}, [(1, 7), (200, 1000), (77, 3000), (1000, 77)], (8192, 4096),
                 inputs, run, reference, lambda s: ((2 if fwd else 3) * 2 * s[0] * s[1], 0), tol=1e-2)
 
 
