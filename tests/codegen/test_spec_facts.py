@@ -97,3 +97,12 @@ def test_simulator_runs_the_variant_the_facts_pick_and_matches_the_interpreter(s
     # and the copy is right: y[i, j, k] == x[i, j, k] through both strides
     idx = np.indices(shape).reshape(3, -1)
     np.testing.assert_array_equal(ref[0][np.dot(strides_y, idx)], ref[1][np.dot(strides_x, idx)])
+
+
+def test_transpose_unit_stride_is_literal_so_only_the_spec16_variant_exists_and_vectorises():
+    example = by_name("transpose")
+    comp = Compilation(example.path, CompileOptions(arch="sm_90", defines=example.defines, specialize=True))
+    ptx = kernels(comp.ptx)
+    assert list(ptx) == ["transpose", "transpose__spec16"]  # In + rm * stride_in + rn: no stride-like int
+    assert Counter(LOADS.findall(ptx["transpose__spec16"])) == {"ld.global.nc.v4.b32": 2}
+    assert Counter(STORES.findall(ptx["transpose__spec16"])) == {"st.global.v4.b32": 2}
