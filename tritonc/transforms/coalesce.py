@@ -40,7 +40,8 @@ from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import MAX_ACCESS_BYTES, AxisInfoAnalysis
 from tritonc.analysis.layout_groups import LayoutGroups
-from tritonc.ir.core import BlockArgument, Function, OpResult, Operation, Value
+from tritonc.analysis.address_terms import innermost_term
+from tritonc.ir.core import Function, Operation, Value
 from tritonc.ir.layout_algebra import blocked_layout
 from tritonc.ir.layouts import BlockedLayout
 from tritonc.ir.types import TileType, element_type
@@ -84,17 +85,6 @@ class Access:
         return blocked_layout(self.shape, self.gather_order, (1,) * len(self.shape), num_warps)
 
 
-def _loop_init(v: Value) -> Value | None:
-    """The initial value of loop-carried block argument ``v`` of an ``scf.for`` body."""
-    if not isinstance(v, BlockArgument):
-        return None
-    op = v.owner.parent_op()
-    if op is None or op.name != "scf.for" or v.index == 0:
-        return None
-    inits = op.operands[3:]
-    return inits[v.index - 1] if v.index - 1 < len(inits) else None
-
-
 def innermost_axis(ptr: Value, axis: AxisInfoAnalysis) -> int | None:
     """The axis along which the innermost term of pointer tile ``ptr``'s address varies (see
     the module docstring), or ``None`` when that is not exactly one axis or cannot be traced.
@@ -102,22 +92,12 @@ def innermost_axis(ptr: Value, axis: AxisInfoAnalysis) -> int | None:
     Only rank-preserving steps are followed (``broadcast``, ``convert_layout``, a loop-carried
     pointer's initial value), so the term's axes are the pointer's. A term varies along axis
     ``d`` when its axis info does not make it constant over the whole extent of ``d``."""
-    seen = set()
-    v = ptr
-    while v is not None and v not in seen:
-        seen.add(v)
-        if isinstance(v, OpResult) and v.owner.name in ("tt.broadcast", "ttg.convert_layout"):
-            v = v.owner.operands[0]
-        elif isinstance(v, OpResult) and v.owner.name == "tt.addptr":
-            term = v.owner.operands[1]
-            if not isinstance(term.type, TileType) or len(term.type.shape) != len(ptr.type.shape):
-                return None
-            info = axis.info(term)
-            varying = [d for d, n in enumerate(term.type.shape) if n > 1 and info.constancy[d] < n]
-            return varying[0] if len(varying) == 1 else None
-        else:
-            v = _loop_init(v)
-    return None
+    term = innermost_term(ptr, same_rank=True)
+    if term is None or not isinstance(term.type, TileType) or len(term.type.shape) != len(ptr.type.shape):
+        return None
+    info = axis.info(term)
+    varying = [d for d, n in enumerate(term.type.shape) if n > 1 and info.constancy[d] < n]
+    return varying[0] if len(varying) == 1 else None
 
 
 def access_of(op: Operation, axis: AxisInfoAnalysis, num_warps: int) -> Access:

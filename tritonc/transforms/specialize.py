@@ -24,7 +24,8 @@ parameter attributes, where every later pass and the launchers (``launcher/build
   ``arith.muli`` whose other factor is a tile, inside the backward slice of the *innermost
   term* of a tile pointer used by a load, store or atomic of the kernel. The innermost term is
   the offset of the last ``tt.addptr`` that built the pointer (looking through ``broadcast``,
-  ``expand_dims`` and loop-carried pointers to their initial value): in
+  ``expand_dims`` and loop-carried pointers to their initial value;
+  ``analysis/address_terms.py``): in
   ``X + i * sx0 + j * sx1 + k * sx2`` it is ``k * sx2``, so ``sx2`` is stride-like and ``sx0``
   is not; in conv2d's ``... + rh * lda_h + rw`` with ``rw = (rq * stride_w - pad_w) + rs``
   it is ``rw``, so ``stride_w`` is. Only a unit stride in the innermost term makes an access
@@ -64,8 +65,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.address_terms import innermost_term
+from ..ir.builder import Builder
 from ..ir.clone import clone_function
-from ..ir.core import BlockArgument, Function, Module, OpResult, Value
+from ..ir.core import Function, Module, OpResult, Value
 from ..ir.types import PointerType, ScalarType, TileType
 from ..passes import AnalysisManager, Pass, register_pass
 
@@ -120,32 +123,6 @@ def _strip(v: Value) -> Value:
     while isinstance(v, OpResult) and v.owner.name in _SHAPE_OPS:
         v = v.owner.operands[0]
     return v
-
-
-def _loop_init(v: Value) -> Value | None:
-    """The initial value of a loop-carried block argument ``v`` of an ``scf.for`` body."""
-    if not isinstance(v, BlockArgument):
-        return None
-    op = v.owner.parent_op()
-    if op is None or op.name != "scf.for" or v.index == 0:
-        return None
-    inits = op.operands[3:]
-    return inits[v.index - 1] if v.index - 1 < len(inits) else None
-
-
-def innermost_term(ptr: Value) -> Value | None:
-    """The offset of the last ``tt.addptr`` that built pointer ``ptr`` (see the module
-    docstring), or ``None``."""
-    seen = set()
-    while ptr is not None and ptr not in seen:
-        seen.add(ptr)
-        if isinstance(ptr, OpResult) and ptr.owner.name in ("tt.broadcast", "tt.expand_dims", "ttg.convert_layout"):
-            ptr = ptr.owner.operands[0]
-        elif isinstance(ptr, OpResult) and ptr.owner.name == "tt.addptr":
-            return ptr.owner.operands[1]
-        else:
-            ptr = _loop_init(ptr)
-    return None
 
 
 def stride_like_params(f: Function) -> set[int]:
@@ -225,8 +202,6 @@ class SpecializePass(Pass):
     name = "specialize"
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
-        from ..ir.builder import Builder
-
         taken = {f.name for f in module.functions}
         changed = False
         for f in list(module.functions):
