@@ -25,6 +25,8 @@ import numpy as np
 from ..diagnostics import CompileError, DiagnosticSink, SourceManager
 from ..driver import Compilation, frontend
 from ..interpreter import run_function
+from ..launcher.build import variant_facts
+from ..launcher.signature import FACTS
 from .program import Program
 
 
@@ -82,9 +84,6 @@ def launched_kernel(module, kernel: str, args: list) -> str:
     (in module order, most specialised first) whose every fact holds, as the launchers test
     them (:func:`tritonc.launcher.build.variant_facts`, :data:`tritonc.launcher.signature.FACTS`;
     an array's address is a multiple of :data:`SIMULATOR_ALIGNMENT`), else ``kernel`` itself."""
-    from ..launcher.build import variant_facts
-    from ..launcher.signature import FACTS
-
     base = next(f for f in module.functions if f.name == kernel)
     for f in module.functions:
         if f.attrs.get("variant_of") != kernel:
