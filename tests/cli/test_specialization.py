@@ -32,11 +32,11 @@ def test_by_default_ir_stays_generic_and_the_cubin_gets_the_variant(vector_add):
     assert [f.name for f in launch.ttir.functions] == ["vector_add", "vector_add__spec16"]
     assert launch._frontend is vector_add._frontend  # one frontend run, cloned per chain
     (kernel,) = vector_add.kernels
-    assert kernel.variants == (KernelVariant("vector_add__spec16", (("Z", 16), ("X", 16), ("Y", 16), ("N", 16)), 0),)
+    assert kernel.variants == (KernelVariant("vector_add__spec16", (("Z", "align16"), ("X", "align16"), ("Y", "align16"), ("N", "div16")), 0),)
     assert ".entry vector_add__spec16" in kernel.ptx and b"vector_add__spec16" in vector_add.cubin
     assert kernel.cubin == vector_add.cubin
     assert "tritonc_fn = 1u; /* vector_add__spec16 */" in vector_add.header
-    assert "('vector_add__spec16', 0, ((0, 16), (1, 16), (2, 16), (3, 16),))" in vector_add.python_module
+    assert "('vector_add__spec16', 0, ((0, 'align16'), (1, 'align16'), (2, 'align16'), (3, 'div16'),))" in vector_add.python_module
 
 
 def test_no_specialize_and_specialize_everywhere():

@@ -46,3 +46,20 @@ def test_conversions_that_could_be_undefined_or_inexact_are_refused():
 def test_programs_compile_and_run_in_the_interpreter(program):
     compile_program(program)  # raises Rejected on a diagnostic
     run_reference(program, program.arguments())  # bounds-checked: no out-of-range access
+
+
+def test_unit_strides_become_parameters_in_spec16_mode():
+    """In ``spec16`` mode a stride of 1 may still be a run-time ``int`` (the ``eq1`` fact's
+    variants get differential coverage); other values that are not multiples of 16 may not."""
+    from tritonc.fuzz.gen import Builder
+
+    class Draw:
+        def __call__(self, strategy):
+            return False  # never a literal
+
+    b = Builder(Draw(), (1,))
+    b.spec16 = True
+    assert b.int_value(1, "s") == "s1" and b.features == ["param:unit-stride"]
+    assert b.int_value(3, "s") == "3" and b.int_value(1, "n") == "1"
+    assert b.int_value(32, "s") == "s2"
+    assert [(p.name, p.value) for p in b.params] == [("s1", 1), ("s2", 32)]

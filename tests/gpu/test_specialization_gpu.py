@@ -70,3 +70,30 @@ def test_softmax_variant_and_generic_agree_with_torch(tmp_path):
         torch.cuda.synchronize()
         torch.testing.assert_close(y, torch.softmax(x, dim=1))
         assert launched(module) == symbols
+
+
+def test_copy3d_unit_strides_take_the_eq1_variants(tmp_path):
+    """permute.tri's copy3d: the innermost strides are run-time ints; equal to 1 they select
+    ``__spec_s1_d16`` (sizes and outer strides multiples of 16) or ``__spec_s1`` (odd sizes);
+    a non-unit innermost stride the generic kernel. All agree with torch."""
+    comp = Compilation(EXAMPLES / "permute.tri", CompileOptions(
+        kernel="copy3d", defines={"TYPE": "float", "T0": "8", "T1": "16", "T2": "16"}, arch=GPU_ARCH))
+    name = f"spec_launcher_{next(_count)}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(comp.python_module)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert [v["name"] for v in module.metadata["copy3d"]["variants"]] == [
+        "copy3d__spec_s1_d16", "copy3d__spec_s1", "copy3d__spec16"]
+    cases = ((torch.randn(16, 32, 64, device="cuda"), "copy3d__spec_s1_d16"),
+             (torch.randn(5, 7, 33, device="cuda"), "copy3d__spec_s1"),
+             (torch.randn(16, 64, 32, device="cuda").transpose(1, 2), "copy3d"))
+    seen = set()
+    for x, symbol in cases:
+        y = torch.full(tuple(x.shape), float("nan"), device="cuda")
+        module.copy3d(y, x, *x.shape, *x.stride(), *y.stride())
+        torch.cuda.synchronize()
+        torch.testing.assert_close(y, x)
+        seen.add(symbol)
+        assert launched(module) == sorted(seen)

@@ -321,7 +321,7 @@ def vector_add_with_variant(shared_bytes=1024):
     from tritonc.launcher.signature import KernelVariant
 
     return dataclasses.replace(make_kernel("vector_add", VECTOR_ADD_PARAMS, defines={"TM": "128"}), variants=(
-        KernelVariant("vector_add__spec16", (("y", 16), ("z", 16), ("n", 16)), shared_bytes),))
+        KernelVariant("vector_add__spec16", (("y", "align16"), ("z", "align16"), ("n", "div16")), shared_bytes),))
 
 
 def test_header_with_variants_compiles_and_describes_them(tmp_path):
@@ -330,8 +330,43 @@ def test_header_with_variants_compiles_and_describes_them(tmp_path):
     syntax_check(tmp_path, text)
     assert "runs the variant vector_add__spec16 when y % 16 == 0, z % 16 == 0, n % 16 == 0" in text
     assert parse_signature_lines(text)[0]["variants"] == [
-        {"name": "vector_add__spec16", "multiples": {"y": 16, "z": 16, "n": 16}, "shared_bytes": 1024}]
+        {"name": "vector_add__spec16", "facts": {"y": "align16", "z": "align16", "n": "div16"},
+         "specialization": "y % 16 == 0, z % 16 == 0, n % 16 == 0", "shared_bytes": 1024}]
     assert "vector_add__spec16(" not in text  # no public function for a variant
+
+
+STRIDED_PARAMS = (KernelParam("x", "pointer", "float32"), KernelParam("s", "scalar", "int64"),
+                  KernelParam("n", "scalar", "uint32"))
+
+
+def strided_with_variants():
+    """A kernel with an ``eq1`` variant (a unit stride), then an all-``div16`` one (as the
+    specialize pass makes for a stride-like parameter)."""
+    import dataclasses
+
+    from tritonc.launcher.signature import KernelVariant
+
+    return dataclasses.replace(make_kernel("strided", STRIDED_PARAMS, ll_name="vector_add.ll"), variants=(
+        KernelVariant("strided__spec_s1_d16", (("x", "align16"), ("s", "eq1"), ("n", "div16"))),
+        KernelVariant("strided__spec_s1", (("x", "align16"), ("s", "eq1"))),
+        KernelVariant("strided__spec16", (("x", "align16"), ("s", "div16"), ("n", "div16")))))
+
+
+def test_launch_dispatches_on_unit_strides(tmp_path):
+    text = generate_c_header(strided_with_variants())
+    assert "(s == INT64_C(1))" in text and "(n % 16u) == 0" in text
+    assert "runs the variant strided__spec_s1_d16 when x % 16 == 0, s == 1, n % 16 == 0" in text
+    lines = build_and_run(tmp_path, text, """
+    fake_num_params = 3; fake_param_sizes[0] = 8; fake_param_sizes[1] = 8; fake_param_sizes[2] = 4;
+    fake_current_context = fake_context(1);
+    CHECK(strided(NULL, 1, 1, 1, 0x1000, 1, 32));    /* unit stride, n % 16 == 0 */
+    CHECK(strided(NULL, 1, 1, 1, 0x1000, 1, 33));    /* unit stride only */
+    CHECK(strided(NULL, 1, 1, 1, 0x1000, 16, 32));   /* everything a multiple of 16 */
+    CHECK(strided(NULL, 1, 1, 1, 0x1000, -1, 32));   /* a stride of -1 is not 1 */
+    CHECK(strided(NULL, 1, 1, 1, 0x1004, 1, 32));    /* unaligned: the generic kernel */
+    """)
+    launches = [line.split(" name=")[1].split()[0] for line in calls(lines, "cuLaunchKernel")]
+    assert launches == ["strided__spec_s1_d16", "strided__spec_s1", "strided__spec16", "strided", "strided"]
 
 
 def test_launch_dispatches_to_the_variant_whose_assumptions_hold(tmp_path):

@@ -1,10 +1,13 @@
 """tritonc.launcher.signature: validation, printing and JSON round trips."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from tritonc.launcher.signature import (SCALAR_TYPES, CompiledKernel, KernelParam, KernelSignature,
-                                        parse_signature_lines)
+from fixture_kernels import VECTOR_ADD_PARAMS, make_kernel
+from tritonc.launcher.signature import (FACTS, SCALAR_TYPES, CompiledKernel, KernelParam, KernelSignature,
+                                        KernelVariant, parse_signature_lines)
 
 
 def test_scalar_type_table():
@@ -67,3 +70,35 @@ def test_compiled_kernel_metadata_and_signature_line():
     assert meta["defines"] == {"A": "x y", "TN": "64"} and meta["num_stages"] == 3
     assert parse_signature_lines(f"// tritonc-kernel: {k.signature_json()}\n# tritonc-kernel: {k.signature_json()}") == [meta, meta]
     assert KernelSignature.from_dict(meta) == sig
+
+
+# ----------------------------------------------------------------------------- specialisation facts
+
+def test_facts_table_and_tests():
+    assert list(FACTS) == ["eq1", "div16", "align16"]
+    assert [FACTS["eq1"].holds(v) for v in (1, 0, -1, 17)] == [True, False, False, False]
+    assert [FACTS["div16"].holds(v) for v in (0, 16, -32, 8, 1)] == [True, True, True, False, False]
+    assert [FACTS["align16"].holds(v) for v in (0x1000, 0x1010, 0x1008)] == [True, True, False]
+    n64 = KernelParam("n", "scalar", "int64")
+    assert FACTS["eq1"].c_test(n64, "n") == "(n == INT64_C(1))"
+    assert FACTS["div16"].c_test(KernelParam("m", "scalar", "int32"), "m") == "(m % 16) == 0"
+    assert FACTS["align16"].c_test(KernelParam("p", "pointer", "float32"), "p") == "(p % 16ull) == 0"
+    assert FACTS["eq1"].python == "v == 1" and FACTS["div16"].python == "v % 16 == 0"
+
+
+def test_variant_validation():
+    v = KernelVariant("k__spec_s1", (("n", "eq1"), ("x", "align16")))
+    assert v.describe() == "n == 1, x % 16 == 0"
+    assert v.to_dict() == {"name": "k__spec_s1", "facts": {"n": "eq1", "x": "align16"},
+                           "specialization": "n == 1, x % 16 == 0", "shared_bytes": 0}
+    with pytest.raises(ValueError, match="unknown fact 'eq2'; expected one of eq1, div16, align16"):
+        KernelVariant("k__v", (("n", "eq2"),))
+    with pytest.raises(ValueError, match="needs at least one fact"):
+        KernelVariant("k__v", ())
+    k = make_kernel("vector_add", VECTOR_ADD_PARAMS)
+    with pytest.raises(ValueError, match="assumes eq1 of 'x', which needs an integer parameter"):
+        dataclasses.replace(k, variants=(KernelVariant("k__v", (("x", "eq1"),)),))
+    with pytest.raises(ValueError, match="assumes align16 of 'n', which needs a pointer parameter"):
+        dataclasses.replace(k, variants=(KernelVariant("k__v", (("n", "align16"),)),))
+    with pytest.raises(ValueError, match="assumes something of 'q', which is not a parameter"):
+        dataclasses.replace(k, variants=(KernelVariant("k__v", (("q", "div16"),)),))

@@ -15,7 +15,7 @@ import pytest
 from fixture_kernels import SCALAR_ARGS_PARAMS, VECTOR_ADD_PARAMS, make_kernel
 from tritonc.launcher import _launch_runtime as rt
 from tritonc.launcher.python_module import generate_python_module, py_param_names
-from tritonc.launcher.signature import KernelParam, parse_signature_lines
+from tritonc.launcher.signature import FACTS, KernelParam, parse_signature_lines
 
 _counter = itertools.count()
 
@@ -473,7 +473,7 @@ def with_variant(kernel, shared_bytes=0):
     from tritonc.launcher.signature import KernelVariant
 
     return dataclasses.replace(kernel, variants=(
-        KernelVariant("vector_add__spec16", (("y", 16), ("z", 16), ("n", 16)), shared_bytes),))
+        KernelVariant("vector_add__spec16", (("y", "align16"), ("z", "align16"), ("n", "div16")), shared_bytes),))
 
 
 def test_launch_dispatches_to_the_variant_whose_assumptions_hold(tmp_path, vector_add_kernel):
@@ -494,10 +494,49 @@ def test_launch_dispatches_to_the_variant_whose_assumptions_hold(tmp_path, vecto
         module.vector_add(CAI(0x1008), 0x2010, CAI(0x3000), 16, grid=1)
 
 
+FACT_TESTS = {name: eval(f"lambda v: {fact.python}") for name, fact in FACTS.items()}  # noqa: S307
+
+
 def test_kernel_spec_select():
     params = (rt._Param("p", "pointer", "float32"), rt._Param("n", "scalar", "int64"))
-    spec = rt._KernelSpec("k", params, 4, 0, variants=(("k__a", 0, ((0, 16), (1, 16))), ("k__b", 8, ((0, 16),))))
+    spec = rt._KernelSpec("k", params, 4, 0, variants=(("k__a", 0, ((0, "align16"), (1, "div16"))),
+                                                       ("k__s", 0, ((0, "align16"), (1, "eq1"))),
+                                                       ("k__b", 8, ((0, "align16"),))),
+                          fact_tests=FACT_TESTS)
     assert spec.select([0x100, np.int64(32)]).name == "k__a"
+    assert spec.select([0x100, np.int64(1)]).name == "k__s"
     assert spec.select([0x100, np.int64(33)]).name == "k__b"
     assert spec.select([0x108, np.int64(32)]) is spec
-    assert spec.variants[1][0].shared_bytes == 8 and spec.variants[1][0].params == params
+    assert spec.variants[2][0].shared_bytes == 8 and spec.variants[2][0].params == params
+    with pytest.raises(ValueError, match="no test for the fact 'eq2'"):
+        rt._KernelSpec("k", params, 4, 0, variants=(("k__a", 0, ((1, "eq2"),)),), fact_tests=FACT_TESTS)
+
+
+def test_fact_tests_agree_with_the_facts():
+    """The generated module's tests (``Fact.python``) and :meth:`Fact.holds` say the same."""
+    for name, fact in FACTS.items():
+        for v in (-32, -16, -1, 0, 1, 2, 15, 16, 17, 48, 2**40):
+            assert FACT_TESTS[name](v) == fact.holds(v), (name, v)
+
+
+def test_launch_dispatches_on_a_unit_stride(tmp_path):
+    import dataclasses
+
+    from tritonc.launcher.signature import KernelVariant
+
+    k = dataclasses.replace(make_kernel("strided", (KernelParam("x", "pointer", "float32"),
+                                                    KernelParam("s", "scalar", "int64"),
+                                                    KernelParam("n", "scalar", "int32")), ll_name="vector_add.ll"),
+                            variants=(KernelVariant("strided__spec_s1_d16", (("x", "align16"), ("s", "eq1"), ("n", "div16"))),
+                                      KernelVariant("strided__spec16", (("x", "align16"), ("s", "div16"), ("n", "div16")))))
+    sizes = [8, 8, 4]
+    module, core = fake_module(tmp_path, k, {"strided": sizes, "strided__spec_s1_d16": sizes, "strided__spec16": sizes})
+    assert module.metadata["strided"]["variants"][0] == {
+        "name": "strided__spec_s1_d16", "facts": {"x": "align16", "s": "eq1", "n": "div16"},
+        "specialization": "x % 16 == 0, s == 1, n % 16 == 0", "shared_bytes": 0}
+    for s in (1, 32, 1, 3, -1):
+        module.strided(CAI(0x1000), s, 64, grid=1)
+    module.strided(CAI(0x1000), 1, 63, grid=1)
+    launches = [e[5] for e in core.log if e[0] == "launch"]
+    assert launches == ["strided__spec_s1_d16", "strided__spec16", "strided__spec_s1_d16", "strided", "strided",
+                        "strided"]

@@ -6,8 +6,9 @@ fresh arguments and returns them (the arrays updated in place).
 * :func:`run_interpreter_optimised`: the interpreter on the optimised tile IR (``ttir``), which
   catches a wrong tt-level pass without a code generator in the loop;
 * :func:`run_simulator`: the SIMT simulator (:mod:`tritonc.simt`) on the lowered ttg IR, for
-  ``sm_80``, ``sm_90`` and ``sm_90a`` code, running the ``__spec16`` variant when the
-  arguments meet its promises, as a launcher would;
+  ``sm_80``, ``sm_90`` and ``sm_90a`` code, running the first specialised variant
+  (``__spec_s1_d16``, ``__spec_s1``, ``__spec16``) whose facts the arguments meet, as a
+  launcher would;
 * :func:`run_gpu`: the GPU, through the generated Python module (needs torch and a GPU).
 
 :func:`compile_program` turns the compiler's exceptions into :class:`Rejected` (a diagnostic:
@@ -24,6 +25,8 @@ import numpy as np
 from ..diagnostics import CompileError, DiagnosticSink, SourceManager
 from ..driver import Compilation, frontend
 from ..interpreter import run_function
+from ..launcher.build import variant_facts
+from ..launcher.signature import FACTS
 from .program import Program
 
 
@@ -72,21 +75,21 @@ def run_interpreter_optimised(program: Program, comp: Compilation, args: list) -
     return args
 
 
+#: The alignment in bytes of the simulator's buffers (the address a launch's facts see).
+SIMULATOR_ALIGNMENT = 256
+
+
 def launched_kernel(module, kernel: str, args: list) -> str:
-    """The function a launcher runs for ``args``: ``kernel``'s specialised variant when every
-    integer argument meets its ``multipleof`` promise and every pointer its alignment (the
-    simulator's buffers are 256-byte aligned), else ``kernel`` itself."""
+    """The function a launcher runs for ``args``: the first specialised variant of ``kernel``
+    (in module order, most specialised first) whose every fact holds, as the launchers test
+    them (:func:`tritonc.launcher.build.variant_facts`, :data:`tritonc.launcher.signature.FACTS`;
+    an array's address is a multiple of :data:`SIMULATOR_ALIGNMENT`), else ``kernel`` itself."""
     base = next(f for f in module.functions if f.name == kernel)
     for f in module.functions:
         if f.attrs.get("variant_of") != kernel:
             continue
-        ok = True
-        for a, attrs, old in zip(args, f.arg_attrs, base.arg_attrs):
-            if isinstance(a, np.ndarray):
-                ok &= 256 % int(attrs.get("aligned") or 1) == 0
-            elif attrs.get("multipleof") and attrs.get("multipleof") != old.get("multipleof"):
-                ok &= int(a) % int(attrs["multipleof"]) == 0
-        if ok:
+        values = [SIMULATOR_ALIGNMENT if isinstance(a, np.ndarray) else int(a) for a in args]
+        if all(FACTS[fact].holds(values[i]) for i, fact in variant_facts(base, f)):
             return f.name
     return kernel
 

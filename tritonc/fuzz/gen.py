@@ -476,8 +476,9 @@ class Builder:
         self.device_fns: list[str] = []
         self.features: list[str] = []
         self.count = 0
-        #: Only multiples of 16 become ``int`` parameters, so the launch runs the ``__spec16``
-        #: variant of a specialised kernel.
+        #: Only multiples of 16 (and unit strides, :meth:`int_value`) become ``int``
+        #: parameters, so the launch runs the ``__spec16`` or ``__spec_s1_d16`` variant of a
+        #: specialised kernel.
         self.spec16 = False
         #: ``float`` products may use TF32 (``CompileOptions.allow_tf32``).
         self.tf32 = False
@@ -497,9 +498,17 @@ class Builder:
         return name
 
     def int_value(self, value: int, prefix: str = "n") -> str:
-        """``value`` as a literal or as an ``int`` parameter (known only at run time)."""
-        if self.draw(st.booleans()) or (self.spec16 and value % 16):
+        """``value`` as a literal or as an ``int`` parameter (known only at run time).
+
+        A stride (``prefix`` ``s``) of 1 may become a parameter even when only multiples of 16
+        do otherwise (:attr:`spec16`): a unit innermost stride then gives the launch the
+        ``__spec_s1_d16`` variant (the ``eq1`` fact, ``transforms/specialize.py``) rather than
+        ``__spec16``; without :attr:`spec16` it gives ``__spec_s1`` or the generic kernel."""
+        unit_stride = prefix == "s" and value == 1
+        if self.draw(st.booleans()) or (self.spec16 and value % 16 and not unit_stride):
             return str(value)
+        if unit_stride:
+            self.features.append("param:unit-stride")
         return self.scalar(C.I32, value, prefix)
 
     def buffer(self, t: CType, size: int, init: tuple, check=None, prefix: str = "X") -> str:

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 import traceback
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -38,8 +39,9 @@ def _copy(args: list) -> list:
     return [a.copy() if hasattr(a, "copy") and hasattr(a, "shape") else a for a in args]
 
 
-def check_program(program: Program, target: str = "sim", torch=None) -> None:
-    """Run ``program`` on the reference and on ``target``'s executors and compare.
+def check_program(program: Program, target: str = "sim", torch=None) -> str | None:
+    """Run ``program`` on the reference and on ``target``'s executors and compare; returns
+    the function the simulator ran (the kernel or a specialised variant; ``None`` on the GPU).
 
     ``target="sim"``: the interpreter on the optimised tile IR and the SIMT simulator;
     ``target="gpu"``: the GPU through the generated Python module (``torch`` given).
@@ -53,6 +55,7 @@ def check_program(program: Program, target: str = "sim", torch=None) -> None:
     args = program.arguments()
     want = run_reference(program, _copy(args))
     runs = []
+    name = None
     try:
         if target == "sim":
             runs.append(("interpreter (optimised tt IR)", run_interpreter_optimised(program, comp, _copy(args))))
@@ -72,6 +75,7 @@ def check_program(program: Program, target: str = "sim", torch=None) -> None:
         bad = compare(program, got, want)
         if bad:
             raise MismatchFound(f"{who} differs from the interpreter:\n  " + "\n  ".join(str(m) for m in bad))
+    return name
 
 
 @dataclass
@@ -91,12 +95,19 @@ class Stats:
     programs: int = 0
     failures: list = field(default_factory=list)
     seconds: float = 0.0
+    #: programs that passed, by the kind of function the simulator ran (:func:`variant_kind`)
+    launched: Counter = field(default_factory=Counter)
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.failures if f.kind == kind)
 
 
 _KIND = {MismatchFound: "mismatch", InternalError: "internal error", Rejected: "rejected"}
+
+
+def variant_kind(kernel: str, name: str) -> str:
+    """``generic`` for ``kernel`` itself, else the variant's suffix (``__spec_s1_d16``)."""
+    return "generic" if name == kernel else name[len(kernel):]
 
 
 def fuzz(count: int, seed: int, target: str = "sim", shrink: bool = True, progress=None) -> Stats:
@@ -125,7 +136,9 @@ def fuzz(count: int, seed: int, target: str = "sim", shrink: bool = True, progre
                 if progress:
                     progress(1)
             try:
-                check_program(program, target, torch)
+                name = check_program(program, target, torch)
+                if name is not None and not state["failed"]:
+                    stats.launched[variant_kind(program.kernel, name)] += 1
             except (MismatchFound, InternalError, Rejected) as e:
                 state["failed"] = True
                 state["last"] = (type(e), str(e), program)
@@ -199,11 +212,14 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         total.programs += r.programs
         total.failures += r.failures
+        total.launched += r.launched
     for f in total.failures:
         print(f.report(), flush=True)
     rejected = total.count("rejected")
     if rejected:
         print(f"fuzz: {rejected} generated programs were rejected by the compiler (generator bugs, above)")
+    if total.launched:
+        print("fuzz: the simulator ran " + ", ".join(f"{k} {n}" for k, n in sorted(total.launched.items())))
     print(f"fuzz: {time.time() - start:.0f} s")
     print(summary_line(total.programs, total.count("mismatch"), total.count("internal error")), flush=True)
     return 1 if total.failures else 0

@@ -27,9 +27,10 @@ What it does, and where the conventions come from (cli-launcher-anchors.md §5c/
 * a launch that finds no usable CUDA (no driver library, no GPU) raises the
   module's ``CUDAUnavailableError`` with one line of cause, not the loader's traceback;
   importing the module needs neither;
-* specialised variants (``K__spec16``, see ``tritonc/transforms/specialize.py``): after the
-  checks, the first variant whose every assumption holds (an address or integer argument is a
-  multiple of ``m``) is launched instead of the kernel; each variant is loaded, checked and
+* specialised variants (``K__spec16``, ``K__spec_s1_d16``, see
+  ``tritonc/transforms/specialize.py``): after the checks, the first variant whose every fact
+  holds (``eq1``: an integer equals 1; ``div16``: an integer is a multiple of 16; ``align16``:
+  an address is a multiple of 16 bytes) is launched instead of the kernel; each variant is loaded, checked and
   given its shared-memory limit like a kernel of its own.
 """
 # ---- runtime ----
@@ -73,23 +74,31 @@ class _Param:
 
 class _KernelSpec:
     """A kernel of the embedded cubin: name, parameters, block size and dynamic shared memory,
-    and its specialised variants as ``(spec, ((parameter index, multiple), ...))`` pairs."""
+    and its specialised variants as ``(spec, ((parameter index, fact name), ...))`` pairs;
+    ``fact_tests`` maps each fact name to its test of an int (the generated module's
+    ``_FACT_TESTS``, written from tritonc.launcher.signature.FACTS)."""
 
-    def __init__(self, name, params, num_warps, shared_bytes, variants=()):
+    def __init__(self, name, params, num_warps, shared_bytes, variants=(), fact_tests=None):
         self.name = name
         self.params = tuple(params)
         self.num_warps = num_warps
         self.block_threads = num_warps * 32
         self.shared_bytes = shared_bytes
+        self.fact_tests = dict(fact_tests or {})
         self.variants = tuple(
-            (_KernelSpec(symbol, self.params, num_warps, variant_shared), tuple(multiples))
-            for symbol, variant_shared, multiples in variants)
+            (_KernelSpec(symbol, self.params, num_warps, variant_shared), tuple(facts))
+            for symbol, variant_shared, facts in variants)
+        for _, facts in self.variants:
+            for _, fact in facts:
+                if fact not in self.fact_tests:
+                    raise ValueError(f"{name}: no test for the fact {fact!r}")
 
     def select(self, converted):
-        """The spec to launch for the converted arguments: the first variant whose assumptions
-        hold, else this kernel."""
-        for spec, multiples in self.variants:
-            if all(int(converted[i]) % m == 0 for i, m in multiples):
+        """The spec to launch for the converted arguments (integers, addresses): the first
+        variant whose facts all hold, else this kernel."""
+        tests = self.fact_tests
+        for spec, facts in self.variants:
+            if all(tests[fact](int(converted[i])) for i, fact in facts):
                 return spec
         return self
 

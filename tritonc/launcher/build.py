@@ -4,14 +4,17 @@ The host-visible types come from the kernel's parameters in the tile IR: a scala
 pointee type plus the ``unsigned`` parameter attribute (IR integers are signless), and the
 promises ``multipleof`` / ``aligned`` and flags ``noalias`` / ``readonly`` / ``writeonly``.
 A kernel's specialised variants (functions with ``variant_of = "<kernel>"``, made by the
-``specialize`` pass) become its :class:`KernelVariant` s: their assumptions are the parameters
-whose promise the variant strengthens.
+``specialize`` pass) become its :class:`KernelVariant` s: their facts (``eq1``, ``div16``,
+``align16``; :data:`~tritonc.launcher.signature.FACTS`) are read from the parameter attributes
+the variant adds (``equal_to = 1``, ``multipleof`` a multiple of 16, ``aligned = 16``).
 """
 from __future__ import annotations
 
+import math
+
 from ..ir.core import Function
 from ..ir.types import PointerType, ScalarType, Type
-from .signature import CompiledKernel, KernelParam, KernelSignature, KernelVariant
+from .signature import FACTS, CompiledKernel, KernelParam, KernelSignature, KernelVariant
 
 _SIGNED = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
            "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
@@ -65,7 +68,7 @@ def kernel_descriptions(comp) -> list[dict]:
             continue
         info = comp.lowered.kernels[f.name]
         signature = kernel_signature(f)
-        variants = tuple(kernel_variant(signature, g, comp.lowered.kernels[g.name].shared_bytes)
+        variants = tuple(kernel_variant(f, g, comp.lowered.kernels[g.name].shared_bytes)
                          for g in kernels if g.attrs.get("variant_of") == f.name)
         out.append(dict(signature=signature, num_warps=info.num_warps, shared_bytes=info.shared_bytes,
                         arch=comp.options.arch, defines=defines, num_stages=comp.num_stages, variants=variants,
@@ -73,14 +76,44 @@ def kernel_descriptions(comp) -> list[dict]:
     return out
 
 
-def _required_multiple(p: KernelParam) -> int:
-    """What a launch must pass for ``p``: its address or value is a multiple of this."""
-    return (p.address_multiple if p.is_pointer else p.multipleof) or 1
+def _address_multiple(attrs: dict) -> int:
+    values = [int(attrs[a]) for a in ("aligned", "multipleof") if attrs.get(a)]
+    return math.lcm(*values) if values else 1
 
 
-def kernel_variant(generic: KernelSignature, f: Function, shared_bytes: int) -> KernelVariant:
-    """The :class:`KernelVariant` of variant function ``f`` of the kernel with signature ``generic``."""
-    variant = kernel_signature(f)
-    multiples = tuple((p.name, _required_multiple(q)) for p, q in zip(generic.params, variant.params)
-                      if _required_multiple(q) != _required_multiple(p))
-    return KernelVariant(f.name, multiples, shared_bytes)
+def _fact_of(t: Type, generic: dict, variant: dict) -> str | None:
+    """The :data:`~tritonc.launcher.signature.FACTS` name variant attributes ``variant`` add to a
+    parameter of type ``t`` with attributes ``generic`` (``transforms/specialize.py``)."""
+    if isinstance(t, PointerType):
+        m = FACTS["align16"].multiple
+        return "align16" if _address_multiple(variant) % m == 0 and _address_multiple(generic) % m else None
+    if variant.get("equal_to") == FACTS["eq1"].equal and generic.get("equal_to") != variant.get("equal_to"):
+        return "eq1"
+    m = FACTS["div16"].multiple
+    if int(variant.get("multipleof") or 1) % m == 0 and int(generic.get("multipleof") or 1) % m:
+        return "div16"
+    return None
+
+
+def variant_facts(generic: Function, variant: Function) -> tuple[tuple[int, str], ...]:
+    """``(parameter index, fact name)`` of each fact that function ``variant`` (a specialised
+    copy of kernel ``generic``) assumes, in parameter order.
+
+    Raises:
+        ValueError: the variant strengthens a promise in a way no fact describes.
+    """
+    out = []
+    for i, (a, g, v) in enumerate(zip(generic.args, generic.arg_attrs, variant.arg_attrs)):
+        fact = _fact_of(a.type, g, v)
+        if fact is not None:
+            out.append((i, fact))
+        elif g != v:
+            raise ValueError(f"variant '{variant.name}': parameter {i} of '{generic.name}' has attributes "
+                             f"{v} instead of {g}, which no fact describes")
+    return tuple(out)
+
+
+def kernel_variant(generic: Function, f: Function, shared_bytes: int) -> KernelVariant:
+    """The :class:`KernelVariant` of variant function ``f`` of kernel function ``generic``."""
+    names = [a.name or f"arg{i}" for i, a in enumerate(generic.args)]
+    return KernelVariant(f.name, tuple((names[i], fact) for i, fact in variant_facts(generic, f)), shared_bytes)

@@ -33,9 +33,10 @@ Conventions, with their sources:
   returns ``CUDA_ERROR_INVALID_VALUE`` and ``K_last_error()`` says which (spec §7).
 * An empty grid (a zero dimension) launches nothing and returns ``CUDA_SUCCESS``.
 * Specialised variants (``CompiledKernel.variants``, e.g. ``K__spec16`` compiled for
-  16-byte-aligned pointers and integers divisible by 16): after the promise checks the
-  launcher tests each variant's assumptions on the actual arguments (``X % 16ull == 0``,
-  ``N % 16 == 0``), most specialised first, and launches the first that holds, else ``K``
+  16-byte-aligned pointers and integers divisible by 16, ``K__spec_s1_d16`` also for unit
+  innermost strides): after the promise checks the launcher tests each variant's facts on the
+  actual arguments (``signature.FACTS``: ``(X % 16ull) == 0``, ``(N % 16) == 0``,
+  ``(s == 1)``), most specialised first, and launches the first that holds, else ``K``
   itself (Triton's ``link.py`` dispatch, anchors §1). The variants are only entries of the
   module's function table; the public API is the same with or without them.
 * A machine-readable ``// tritonc-kernel: {json}`` line per kernel, like Triton's
@@ -65,7 +66,7 @@ import re
 from collections.abc import Sequence
 
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
+from tritonc.launcher.signature import C_RESERVED, FACTS, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
 from tritonc.version import __version__
 
 #: Above this many bytes of dynamic shared memory a kernel needs an explicit opt-in.
@@ -269,20 +270,13 @@ def _promise_checks(kernel: CompiledKernel, cnames: list[str], mod: str) -> list
     return lines
 
 
-def _multiple_test(p: KernelParam, cname: str, m: int) -> str:
-    """The C condition ``argument is a multiple of m`` (an address in bytes for a pointer)."""
-    if p.is_pointer:
-        return f"({cname} % {m}ull) == 0"
-    literal = {"int64": f"INT64_C({m})", "uint64": f"UINT64_C({m})", "uint32": f"{m}u"}.get(p.dtype, str(m))
-    return f"({cname} % {literal}) == 0"
-
-
 def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> list[str]:
-    """C statements setting ``tritonc_fn`` to the first variant whose assumptions hold."""
+    """C statements setting ``tritonc_fn`` to the first variant whose facts hold (each fact's
+    test from :data:`~tritonc.launcher.signature.FACTS`)."""
     by_name = {p.name: (p, cname) for p, cname in zip(kernel.params, cnames)}
     lines = [f"    unsigned int tritonc_fn = {index}u; /* {kernel.name} */"]
     for i, v in enumerate(kernel.variants):
-        tests = " && ".join(_multiple_test(*by_name[name], m) for name, m in v.multiples)
+        tests = " && ".join(FACTS[fact].c_test(*by_name[name]) for name, fact in v.facts)
         keyword = "if" if i == 0 else "else if"
         lines.append(f"    {keyword} ({tests})")
         lines.append(f"        tritonc_fn = {index + 1 + i}u; /* {v.name} */")

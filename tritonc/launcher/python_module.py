@@ -18,7 +18,9 @@ The cubin (or the fatbin of a multi-architecture build) is embedded as base64 an
 renames the public names (:func:`prefixed_names`).
 
 A kernel's specialised variants (``CompiledKernel.variants``) are listed in its ``_KernelSpec``;
-the runtime launches the first whose assumptions the arguments meet (same public API).
+the runtime launches the first whose facts (``eq1``, ``div16``, ``align16``: the module's
+``_FACT_TESTS``, written from ``tritonc.launcher.signature.FACTS``) the arguments meet (same
+public API).
 
 Parameter names that are Python keywords or collide with ``grid``/``stream`` get a trailing
 underscore; names starting with ``_`` get an ``arg`` prefix. Output is deterministic (no timestamps, no absolute paths) and starts with a
@@ -32,7 +34,7 @@ import os
 from collections.abc import Sequence
 
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
+from tritonc.launcher.signature import FACTS, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
 from tritonc.version import __version__
 
 _RUNTIME_MARKER = "# ---- runtime ----\n"
@@ -245,6 +247,9 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
         emit(f'    "{line}"')
     emit(")")
     emit(f"_module = _CubinModule(_CUBIN, {module_name!r})")
+    if any(k.variants for k in kernels):
+        emit("# The facts specialised variants assume, from tritonc.launcher.signature.FACTS.")
+        emit("_FACT_TESTS = {" + ", ".join(f"{n!r}: lambda v: {f.python}" for n, f in FACTS.items()) + "}")
     for k in kernels:
         names = py_param_names(k.params)
         emit("")
@@ -261,11 +266,13 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
             emit(f"    _Param({p.name!r}, {p.kind!r}, {p.dtype!r}{''.join(', ' + e for e in extra)}),")
         if k.variants:
             index = {p.name: i for i, p in enumerate(k.params)}
-            emit("), variants=(  # (cubin symbol, shared bytes, ((parameter index, multiple), ...))")
+            emit("), variants=(  # (cubin symbol, shared bytes, ((parameter index, fact), ...))")
             for v in k.variants:
-                multiples = ", ".join(f"({index[name]}, {m})" for name, m in v.multiples)
-                emit(f"    ({v.name!r}, {v.shared_bytes}, ({multiples},)),  # {v.describe()}")
-        emit("))")
+                facts = ", ".join(f"({index[name]}, {fact!r})" for name, fact in v.facts)
+                emit(f"    ({v.name!r}, {v.shared_bytes}, ({facts},)),  # {v.describe()}")
+            emit("), fact_tests=_FACT_TESTS)")
+        else:
+            emit("))")
         declared = "None"
         if k.grid is not None:
             from .grid import grid_py, grid_text

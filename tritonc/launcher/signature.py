@@ -19,9 +19,12 @@ signature) but cannot be checked from addresses alone.
 
 Specialised variants (``transforms/specialize.py``): a :class:`CompiledKernel` may list
 :class:`KernelVariant` s, other kernels of the same cubin with the same parameters that assume
-more (``K__spec16``: some addresses / integers are multiples of 16). A launcher checks the
-kernel's own promises first, then runs the first variant whose every assumption holds for the
-actual arguments, else the kernel itself; the user-visible API does not change.
+facts of some arguments (:data:`FACTS`: ``eq1`` an integer equals 1, ``div16`` an integer is
+a multiple of 16, ``align16`` an address is a multiple of 16 bytes; ``K__spec_s1_d16``,
+``K__spec_s1``, ``K__spec16``). A launcher checks the kernel's own promises first, then runs
+the first variant whose every fact holds for the actual arguments, else the kernel itself; the
+user-visible API does not change. :data:`FACTS` is the one description of the facts that the
+C header, the Python module, the metadata and the fuzzer's simulator read.
 
 Invalid signatures raise ``ValueError``: they come from tritonc's front end, so an invalid
 one is a tritonc bug rather than a user error.
@@ -268,38 +271,97 @@ class KernelSignature:
 
 
 @dataclass(frozen=True)
-class KernelVariant:
-    """A specialised copy of a kernel in the same cubin, launched when its assumptions hold.
+class Fact:
+    """A fact a specialised variant assumes of one argument (``transforms/specialize.py``),
+    after OpenAI Triton's JIT specialisation (``triton/runtime/jit.py``: ``== 1``, ``% 16``).
+
+    Every launcher reads this one description: the C header's test (:meth:`c_test`), the
+    Python module's (:attr:`python`, a lambda body over ``v``), the metadata JSON and the
+    differential runs' simulator (:meth:`holds`).
 
     Args:
-        name: the variant's symbol in the cubin (``K__spec16``); not a host-visible name.
-        multiples: ``(parameter name, m)`` pairs: the variant assumes that parameter (the
-            address of a pointer, the value of an integer) is a multiple of ``m``.
-        shared_bytes: the variant's dynamic shared memory per block.
-
-    Raises:
-        ValueError: bad symbol, no assumptions, or a non-positive multiple.
+        name: ``eq1``, ``div16`` or ``align16``.
+        kind: ``"scalar"`` (an integer argument's value) or ``"pointer"`` (its address, bytes).
+        equal: the value must equal this (``None``: no such test).
+        multiple: the value must be a multiple of this (``None``: no such test).
     """
 
     name: str
-    multiples: tuple[tuple[str, int], ...]
+    kind: str
+    equal: int | None = None
+    multiple: int | None = None
+
+    def holds(self, value: int) -> bool:
+        """Whether an argument (the integer, or the address in bytes) has the fact."""
+        value = int(value)
+        if self.equal is not None:
+            return value == self.equal
+        return value % self.multiple == 0
+
+    @property
+    def python(self) -> str:
+        """The test as a Python expression over ``v`` (an int)."""
+        return f"v == {self.equal}" if self.equal is not None else f"v % {self.multiple} == 0"
+
+    def c_test(self, p: KernelParam, cname: str) -> str:
+        """The C condition on argument ``cname`` of parameter ``p``."""
+        if p.is_pointer:
+            return f"({cname} % {self.multiple}ull) == 0"
+        n = self.equal if self.equal is not None else self.multiple
+        literal = {"int64": f"INT64_C({n})", "uint64": f"UINT64_C({n})", "uint32": f"{n}u"}.get(p.dtype, str(n))
+        return f"({cname} == {literal})" if self.equal is not None else f"({cname} % {literal}) == 0"
+
+    def describe(self, param: str) -> str:
+        """``n == 1`` / ``n % 16 == 0``: the condition in words for comments and docs."""
+        return f"{param} == {self.equal}" if self.equal is not None else f"{param} % {self.multiple} == 0"
+
+
+#: The facts a variant may assume, by name (the one place describing them).
+FACTS: dict[str, Fact] = {f.name: f for f in (
+    Fact("eq1", "scalar", equal=1),
+    Fact("div16", "scalar", multiple=16),
+    Fact("align16", "pointer", multiple=16),
+)}
+
+
+@dataclass(frozen=True)
+class KernelVariant:
+    """A specialised copy of a kernel in the same cubin, launched when its facts hold.
+
+    Args:
+        name: the variant's symbol in the cubin (``K__spec16``, ``K__spec_s1_d16``); not a
+            host-visible name.
+        facts: ``(parameter name, fact name)`` pairs, fact names from :data:`FACTS`: the
+            variant assumes that parameter's argument has that fact.
+        shared_bytes: the variant's dynamic shared memory per block.
+
+    Raises:
+        ValueError: bad symbol, no facts, or an unknown fact.
+    """
+
+    name: str
+    facts: tuple[tuple[str, str], ...]
     shared_bytes: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "multiples", tuple((str(p), int(m)) for p, m in self.multiples))
+        object.__setattr__(self, "facts", tuple((str(p), str(f)) for p, f in self.facts))
         if not isinstance(self.name, str) or not _IDENT_RE.match(self.name):
             raise ValueError(f"variant name {self.name!r} is not a C identifier")
-        if not self.multiples or any(m < 2 for _, m in self.multiples):
-            raise ValueError(f"variant '{self.name}': needs assumptions 'multiple of m >= 2', got {self.multiples!r}")
+        if not self.facts:
+            raise ValueError(f"variant '{self.name}': needs at least one fact")
+        unknown = [f for _, f in self.facts if f not in FACTS]
+        if unknown:
+            raise ValueError(f"variant '{self.name}': unknown fact {unknown[0]!r}; expected one of {', '.join(FACTS)}")
         if type(self.shared_bytes) is not int or self.shared_bytes < 0:
             raise ValueError(f"variant '{self.name}': shared_bytes must be >= 0, got {self.shared_bytes!r}")
 
     def describe(self) -> str:
-        """``X % 16 == 0, N % 16 == 0``: the launch condition, for comments and docs."""
-        return ", ".join(f"{p} % {m} == 0" for p, m in self.multiples)
+        """``X % 16 == 0, s == 1``: the launch condition, for comments and docs."""
+        return ", ".join(FACTS[f].describe(p) for p, f in self.facts)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "multiples": dict(self.multiples), "shared_bytes": self.shared_bytes}
+        return {"name": self.name, "facts": dict(self.facts), "specialization": self.describe(),
+                "shared_bytes": self.shared_bytes}
 
 
 @dataclass(frozen=True)
@@ -374,10 +436,17 @@ class CompiledKernel:
         for v in self.variants:
             if not isinstance(v, KernelVariant):
                 raise ValueError(f"kernel '{self.name}': variants must be KernelVariant, got {v!r}")
-            unknown = [p for p, _ in v.multiples if p not in names]
+            unknown = [p for p, _ in v.facts if p not in names]
             if unknown:
                 raise ValueError(f"kernel '{self.name}': variant '{v.name}' assumes something of "
                                  f"'{unknown[0]}', which is not a parameter")
+            by_name = {p.name: p for p in self.params}
+            for p, f in v.facts:
+                want = FACTS[f].kind
+                if by_name[p].kind != want or (want == "scalar" and not by_name[p].scalar_type.is_integer):
+                    needs = "an integer" if want == "scalar" else "a pointer"
+                    raise ValueError(f"kernel '{self.name}': variant '{v.name}' assumes {f} of '{p}', "
+                                     f"which needs {needs} parameter")
             if v.name == self.name:
                 raise ValueError(f"kernel '{self.name}': a variant cannot have the kernel's own name")
 

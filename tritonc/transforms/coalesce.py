@@ -13,9 +13,20 @@ axis info (``analysis/axis_info.py``):
   shape needs, the rest to the slowest dimension (Triton's ``BlockedEncodingAttr::get``), so
   the 32 lanes of a warp read consecutive memory.
 
-A pointer without contiguity in any dimension (a gather) gets no layout of its own: any
-layout accesses it equally badly, so it takes whatever layout the rest of the computation has
-(:class:`Access` ``strong`` is False).
+A pointer without contiguity in any dimension (a gather: :class:`Access` ``strong`` is
+False; its strides are run-time values) gets no vector width, but a 2-D or 3-D one still gets
+consecutive lanes along its *innermost* axis, so that a stride that is 1 at run time without
+being provable still coalesces (issue 16). The innermost axis is found structurally
+(:func:`innermost_axis`): the one axis along which the *innermost term* of the address varies,
+the offset of the last ``tt.addptr`` that built the pointer (through ``broadcast``, layout
+conversions and loop-carried pointers to their initial value): ``k`` in
+``X + i * s0 + j * s1 + k * s2``, where the source puts the fastest index last. The group
+then takes a blocked layout with that axis first in ``order``, one element per thread along it
+(a gather is accessed one element per instruction, so lane ``l`` reads element ``l``) and the
+other axes from last to first. Where the innermost term varies along several axes (conv2d's
+``rw = rw0[:, newaxis] + rs[newaxis, :]``), along none, or cannot be traced, the structure does
+not say which axis is fastest, and the gather takes whatever layout the rest of the
+computation has (``assign-layouts``).
 
 Where this layout is decided: ``assign-layouts`` asks :func:`access_layouts` first and builds
 the whole computation around the memory accesses (a value group holding an access gets its
@@ -29,7 +40,8 @@ from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import MAX_ACCESS_BYTES, AxisInfoAnalysis
 from tritonc.analysis.layout_groups import LayoutGroups
-from tritonc.ir.core import Function, Operation
+from tritonc.analysis.address_terms import innermost_term
+from tritonc.ir.core import Function, Operation, Value
 from tritonc.ir.layout_algebra import blocked_layout
 from tritonc.ir.layouts import BlockedLayout
 from tritonc.ir.types import TileType, element_type
@@ -52,18 +64,40 @@ def is_tile_access(op: Operation) -> bool:
 class Access:
     """What one memory op's pointer allows: ``order`` (most contiguous dimension first), ``vec``
     (elements one thread may access with one instruction along ``order[0]``), ``strong``
-    (False for a gather: no contiguity anywhere)."""
+    (False for a gather: no contiguity anywhere), ``gather_order`` (for a 2-D or 3-D gather
+    whose innermost axis is known, :func:`innermost_axis`: that axis first, the others from
+    last to first; else ``None``)."""
 
     op: Operation
     shape: tuple[int, ...]
     order: tuple[int, ...]
     vec: int
     strong: bool
+    gather_order: tuple[int, ...] | None = None
 
     def layout(self, vec: int, num_warps: int) -> BlockedLayout:
         spt = [1] * len(self.shape)
         spt[self.order[0]] = vec
         return blocked_layout(self.shape, self.order, tuple(spt), num_warps)
+
+    def gather_layout(self, num_warps: int) -> BlockedLayout:
+        """Lanes along the innermost axis, one element per thread (``gather_order`` is set)."""
+        return blocked_layout(self.shape, self.gather_order, (1,) * len(self.shape), num_warps)
+
+
+def innermost_axis(ptr: Value, axis: AxisInfoAnalysis) -> int | None:
+    """The axis along which the innermost term of pointer tile ``ptr``'s address varies (see
+    the module docstring), or ``None`` when that is not exactly one axis or cannot be traced.
+
+    Only rank-preserving steps are followed (``broadcast``, ``convert_layout``, a loop-carried
+    pointer's initial value), so the term's axes are the pointer's. A term varies along axis
+    ``d`` when its axis info does not make it constant over the whole extent of ``d``."""
+    term = innermost_term(ptr, same_rank=True)
+    if term is None or not isinstance(term.type, TileType) or len(term.type.shape) != len(ptr.type.shape):
+        return None
+    info = axis.info(term)
+    varying = [d for d, n in enumerate(term.type.shape) if n > 1 and info.constancy[d] < n]
+    return varying[0] if len(varying) == 1 else None
 
 
 def access_of(op: Operation, axis: AxisInfoAnalysis, num_warps: int) -> Access:
@@ -81,7 +115,13 @@ def access_of(op: Operation, axis: AxisInfoAnalysis, num_warps: int) -> Access:
     if op.name in ("tt.load", "tt.store") and pointee.bits > 1:  # i1 is a byte in memory: scalar
         vec = min(axis.max_vector_elems(ptr, elem_bytes), max(1, MAX_ACCESS_BYTES // elem_bytes),
                   shape[order[0]], max(1, numel // (WARP_SIZE * num_warps)))
-    return Access(op, shape, order, vec, max(info.contiguity) > 1)
+    strong = max(info.contiguity) > 1
+    gather_order = None
+    if not strong and len(shape) in (2, 3):
+        d = innermost_axis(ptr, axis)
+        if d is not None:
+            gather_order = (d, *(k for k in reversed(range(len(shape))) if k != d))
+    return Access(op, shape, order, vec, strong, gather_order)
 
 
 def choose_layouts(accesses: list[Access], group_of, num_warps: int, reduced=frozenset()):
@@ -112,7 +152,19 @@ def choose_layouts(accesses: list[Access], group_of, num_warps: int, reduced=fro
     for root, members in groups.items():
         strong = [a for a in members if a.strong and not (root in reduced and a.op.name == "tt.store")]
         if not strong:
-            continue  # gathers only: the shape default serves as well as any
+            # gathers only: lanes along the innermost axis where the structure tells it
+            known = [a for a in members if a.gather_order is not None
+                     and not (root in reduced and a.op.name == "tt.store")]
+            if not known:
+                continue  # the rest of the computation decides (assign-layouts)
+            ref = ([a for a in known if a.op.name == "tt.load"] or known)[0]
+            group_layout[root] = ref.gather_layout(num_warps)
+            for a in members:
+                if a.gather_order is not None and a.gather_order != ref.gather_order:
+                    op_layout[a.op] = a.gather_layout(num_warps)
+                else:
+                    op_layout[a.op] = group_layout[root]
+            continue
         loads = [a for a in strong if a.op.name == "tt.load"]
         ref = (loads or strong)[0]
         same = [a for a in strong if a.order == ref.order]

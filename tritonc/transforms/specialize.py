@@ -1,29 +1,60 @@
-"""``specialize``: give each kernel a variant that assumes aligned pointers and divisible integers.
+"""``specialize``: give each kernel a few variants that assume facts about its arguments.
 
-Launch-time specialisation, after Triton's divisibility-by-16 specialisation. For each kernel
-``K`` the pass adds a copy ``K__spec16`` right after it (a kernel function like any other: the
-rest of the pipeline and the lowering treat it as one) in which every *eligible* parameter
-carries a promise:
+Launch-time specialisation per parameter, after OpenAI Triton's JIT specialisation
+(``triton/runtime/jit.py``: an integer argument equal to 1 and one divisible by 16 are separate
+facts, a pointer argument 16-byte aligned is a third). A fact is recorded in the variant's
+parameter attributes, where every later pass and the launchers (``launcher/build.py``) read it:
 
-* a pointer parameter whose promises (``aligned``, ``multipleof``) do not already make its
-  address a multiple of 16 bytes gets ``aligned = 16``;
-* an integer parameter (not ``bool``) whose ``multipleof`` is not already a multiple of 16 gets
-  ``multipleof = lcm(multipleof, 16)``;
-* parameters the kernel never reads are not eligible (a check of them at launch would only
-  make the variant apply less often).
+* ``align16`` (pointer): ``aligned = 16`` (the address is a multiple of 16 bytes);
+* ``div16`` (integer, not ``bool``): ``multipleof = lcm(multipleof, 16)``;
+* ``eq1`` (integer, not ``bool``): ``equal_to = 1``, and every use of the parameter in the
+  variant is replaced by the constant 1, so axis info sees a unit stride as the literal it is
+  (``x * 1`` is ``x``: contiguity along the axis it multiplies) and the generated code needs no
+  multiplication.
 
-The copy carries the function attribute ``variant_of = "K"``. A kernel without eligible
-parameters, or one that is itself a variant, gets no copy. The launchers (``launcher/``) check
-the actual arguments at launch and run ``K__spec16`` when every assumption holds, ``K``
-otherwise; axis info (``analysis/axis_info.py``) sees the promises as seeds, so the variant's
-loads and stores can be vectorised where the generic kernel's cannot.
+**Which parameters get which fact** (only where the fact can change the code):
 
-**Policy: one specialised variant per kernel, all eligible parameters at once.** Triton's JIT
-keys its cache on one bit per argument and compiles each combination it meets; an ahead-of-time
-cubin cannot hold ``2^n`` variants (``link.py`` dispatches over the variants the user compiled
-by hand). Real launches mostly pass allocator-aligned buffers and sizes that are multiples of
-16, or not at all; the cost of the all-or-nothing rule is that one odd size falls back to the
-generic kernel for the whole launch. Compile time and cubin size grow by one kernel each.
+* ``align16``: every pointer parameter the kernel reads whose promises do not already make its
+  address a multiple of 16 (alignment decides the width of every access through it);
+* ``div16``: every integer parameter the kernel reads whose ``multipleof`` is not already a
+  multiple of 16 (sizes in masks, strides in addresses, loop bounds: divisibility feeds the
+  vector width of masked and strided accesses);
+* ``eq1``: a *stride-like* integer parameter, found by a structural test: the parameter
+  (through ``splat`` / ``broadcast`` / ``expand_dims`` / integer casts) is a factor of an
+  ``arith.muli`` whose other factor is a tile, inside the backward slice of the *innermost
+  term* of a tile pointer used by a load, store or atomic of the kernel. The innermost term is
+  the offset of the last ``tt.addptr`` that built the pointer (looking through ``broadcast``,
+  ``expand_dims`` and loop-carried pointers to their initial value;
+  ``analysis/address_terms.py``): in
+  ``X + i * sx0 + j * sx1 + k * sx2`` it is ``k * sx2``, so ``sx2`` is stride-like and ``sx0``
+  is not; in conv2d's ``... + rh * lda_h + rw`` with ``rw = (rq * stride_w - pad_w) + rs``
+  it is ``rw``, so ``stride_w`` is. Only a unit stride in the innermost term makes an access
+  contiguous, so only that one is worth a variant. Accesses inside device functions are not
+  looked through (the test runs before ``inline``), and a parameter with a ``multipleof``
+  promise above 1 can never equal 1.
+
+**Variants, most specialised first, at most** :data:`MAX_VARIANTS` **per kernel** (plus the
+generic kernel itself):
+
+1. ``K__spec_s1_d16``: the stride-like integers equal 1, every other eligible integer is a
+   multiple of 16, every eligible pointer 16-byte aligned;
+2. ``K__spec_s1``: the stride-like integers equal 1, nothing else (an odd size or offset,
+   e.g. conv2d's ``pad = 1``, or an unaligned view: the accesses are still proven contiguous,
+   so coalesced, though not vectorised);
+3. ``K__spec16``: every eligible integer a multiple of 16, every eligible pointer aligned (the
+   all-``div16`` variant of earlier versions, same name).
+
+Variants 1 and 2 exist only when the kernel has stride-like integers; a variant whose facts
+equal an earlier one's is dropped (1 == 2 when no other integer is eligible). Variants 1/2 and
+3 exclude each other (1 is not a multiple of 16), so the order matters only between 1 and 2.
+Why not every combination: Triton's JIT compiles each combination of facts it meets; an
+ahead-of-time cubin cannot hold ``3^n`` variants, and real launches mostly pass aligned buffers
+with either unit innermost strides or none at all. The launchers check each variant's facts at
+launch (``launcher/signature.py``, :data:`~tritonc.launcher.signature.FACTS`) and run the first
+that holds, else the generic kernel. Compile time and cubin size grow by one kernel per variant.
+
+Each variant carries the function attribute ``variant_of = "K"``; a kernel without eligible
+parameters, or one that is itself a variant, gets no copy.
 
 Preconditions: a verified tt module straight from the frontend (before ``inline``, so the
 assumptions are in place for every later pass). Preserves: nothing (adds functions).
@@ -34,65 +65,162 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.address_terms import innermost_term
+from ..ir.builder import Builder
 from ..ir.clone import clone_function
-from ..ir.core import Module
-from ..ir.types import PointerType, ScalarType
+from ..ir.core import Function, Module, OpResult, Value
+from ..ir.types import PointerType, ScalarType, TileType
 from ..passes import AnalysisManager, Pass, register_pass
 
 #: The function attribute naming the kernel a variant specialises.
 VARIANT_OF = "variant_of"
+#: The parameter attribute of the ``eq1`` fact (the argument equals this value).
+EQUAL_TO = "equal_to"
+#: Specialised variants per kernel, at most (the generic kernel comes on top).
+MAX_VARIANTS = 3
+#: The divisibility (integers) and alignment in bytes (pointers) of ``div16`` / ``align16``.
+DIVISOR = 16
+
+_MEMORY_OPS = ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")
+_SHAPE_OPS = ("tt.splat", "tt.broadcast", "tt.expand_dims", "arith.extsi", "arith.extui", "arith.trunci",
+              "ttg.convert_layout")
 
 
-def variant_name(kernel: str, divisor: int, taken: set[str]) -> str:
-    """``<kernel>__spec<divisor>``, with ``_`` appended while the name is taken."""
-    name = f"{kernel}__spec{divisor}"
+def variant_name(kernel: str, suffix: str, taken: set[str]) -> str:
+    """``<kernel>__spec<suffix>``, with ``_`` appended while the name is taken."""
+    name = f"{kernel}__spec{suffix}"
     while name in taken:
         name += "_"
     return name
 
 
-def specialized_attrs(arg_type, attrs: dict[str, Any], divisor: int) -> dict[str, Any] | None:
-    """The parameter attributes with the variant's assumption added, or ``None`` when the
-    parameter is not eligible (not a pointer or non-bool integer, or already promised)."""
-    if isinstance(arg_type, PointerType):
-        promises = [int(attrs[a]) for a in ("aligned", "multipleof") if attrs.get(a)]
-        if promises and math.lcm(*promises) % divisor == 0:
-            return None
-        return {**attrs, "aligned": max(int(attrs.get("aligned") or 1), divisor)}
-    if isinstance(arg_type, ScalarType) and arg_type.is_int and arg_type.bits > 1:
-        multiple = int(attrs.get("multipleof") or 1)
-        if multiple % divisor == 0:
-            return None
-        return {**attrs, "multipleof": math.lcm(multiple, divisor)}
-    return None
+def _is_int(t) -> bool:
+    return isinstance(t, ScalarType) and t.is_int and t.bits > 1
+
+
+def aligned_attrs(arg_type, attrs: dict[str, Any]) -> dict[str, Any] | None:
+    """``attrs`` with the ``align16`` fact, or ``None`` when not a pointer or already promised."""
+    if not isinstance(arg_type, PointerType):
+        return None
+    promises = [int(attrs[a]) for a in ("aligned", "multipleof") if attrs.get(a)]
+    if promises and math.lcm(*promises) % DIVISOR == 0:
+        return None
+    return {**attrs, "aligned": max(int(attrs.get("aligned") or 1), DIVISOR)}
+
+
+def divisible_attrs(arg_type, attrs: dict[str, Any]) -> dict[str, Any] | None:
+    """``attrs`` with the ``div16`` fact, or ``None`` when not an integer or already promised."""
+    if not _is_int(arg_type):
+        return None
+    multiple = int(attrs.get("multipleof") or 1)
+    if multiple % DIVISOR == 0:
+        return None
+    return {**attrs, "multipleof": math.lcm(multiple, DIVISOR)}
+
+
+def _strip(v: Value) -> Value:
+    """``v`` through shape ops and integer casts (a splat of a scalar is the scalar)."""
+    while isinstance(v, OpResult) and v.owner.name in _SHAPE_OPS:
+        v = v.owner.operands[0]
+    return v
+
+
+def stride_like_params(f: Function) -> set[int]:
+    """Indices of ``f``'s integer parameters that are stride-like (the structural test of the
+    module docstring)."""
+    params = {a: i for i, a in enumerate(f.args) if _is_int(a.type)}
+    found: set[int] = set()
+    seen: set[Value] = set()
+    for op in f.walk():
+        if op.name not in _MEMORY_OPS or not op.operands or not isinstance(op.operands[0].type, TileType):
+            continue
+        term = innermost_term(op.operands[0])
+        stack = [term] if term is not None else []
+        while stack:
+            v = stack.pop()
+            if v in seen or not isinstance(v, OpResult):
+                continue
+            seen.add(v)
+            d = v.owner
+            if d.name == "tt.load" or d.name.startswith("tt.atomic"):
+                continue  # an index read from memory: not an affine address
+            if d.name == "arith.muli" and isinstance(v.type, TileType):
+                for x, y in (d.operands, d.operands[::-1]):
+                    p = _strip(x)
+                    if p in params and isinstance(_strip(y).type, TileType):
+                        found.add(params[p])
+            stack.extend(d.operands)
+    return found
+
+
+def _facts_key(attrs: list[dict]) -> tuple:
+    return tuple(tuple(sorted(a.items())) for a in attrs)
+
+
+def planned_variants(f: Function) -> list[tuple[str, list[dict[str, Any]], set[int]]]:
+    """The variants of kernel ``f`` (module docstring): ``(name suffix, parameter attributes,
+    indices of the parameters that equal 1)`` each, most specialised first."""
+    used = [bool(a.uses) for a in f.args]
+    aligned = [aligned_attrs(a.type, attrs) if u else None for a, attrs, u in zip(f.args, f.arg_attrs, used)]
+    divisible = [divisible_attrs(a.type, attrs) if u else None for a, attrs, u in zip(f.args, f.arg_attrs, used)]
+    ones = {i for i in stride_like_params(f)
+            if used[i] and int(f.arg_attrs[i].get("multipleof") or 1) == 1 and EQUAL_TO not in f.arg_attrs[i]}
+
+    def attrs_with(eq1: set[int], more: bool) -> list[dict[str, Any]]:
+        out = []
+        for i, old in enumerate(f.arg_attrs):
+            if i in eq1:
+                out.append({**old, EQUAL_TO: 1})
+            elif more and divisible[i] is not None:
+                out.append(divisible[i])
+            elif more and aligned[i] is not None:
+                out.append(aligned[i])
+            else:
+                out.append(old)
+        return out
+
+    plans = []
+    if ones:
+        plans.append(("_s1_d16", attrs_with(ones, True), ones))
+        plans.append(("_s1", attrs_with(ones, False), ones))
+    plans.append(("16", attrs_with(set(), True), set()))
+    out, keys = [], {_facts_key(f.arg_attrs)}
+    for suffix, attrs, eq1 in plans:
+        key = _facts_key(attrs)
+        if key not in keys:
+            keys.add(key)
+            out.append((suffix, attrs, eq1))
+    return out[:MAX_VARIANTS]
 
 
 @register_pass
 @dataclass
 class SpecializePass(Pass):
-    """Add a variant of each kernel that assumes 16-byte-aligned pointers and integers divisible by 16."""
+    """Add variants of each kernel that assume per-parameter facts (``eq1``, ``div16``,
+    ``align16``; see the module docstring)."""
 
     name = "specialize"
-    #: The alignment (bytes) / divisibility the variant assumes; a power of two.
-    divisor: int = 16
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
-        if self.divisor < 2 or self.divisor & (self.divisor - 1):
-            raise ValueError(f"specialize: divisor must be a power of two >= 2, got {self.divisor}")
         taken = {f.name for f in module.functions}
         changed = False
         for f in list(module.functions):
             if f.kind != "kernel" or VARIANT_OF in f.attrs:
                 continue
-            new_attrs = [specialized_attrs(a.type, attrs, self.divisor) if a.uses else None
-                         for a, attrs in zip(f.args, f.arg_attrs)]
-            if all(a is None for a in new_attrs):
-                continue
-            variant = clone_function(f, variant_name(f.name, self.divisor, taken))
-            taken.add(variant.name)
-            variant.attrs[VARIANT_OF] = f.name
-            variant.arg_attrs = [new if new is not None else old for new, old in zip(new_attrs, f.arg_attrs)]
-            variant.parent = module
-            module.functions.insert(module.functions.index(f) + 1, variant)
-            changed = True
+            at = module.functions.index(f) + 1
+            for suffix, attrs, ones in planned_variants(f):
+                variant = clone_function(f, variant_name(f.name, suffix, taken))
+                taken.add(variant.name)
+                variant.attrs[VARIANT_OF] = f.name
+                variant.arg_attrs = attrs
+                body = variant.body.block
+                for i in sorted(ones):
+                    arg = variant.args[i]
+                    with Builder().insertion(body, 0) as b:
+                        one = b.constant(1, arg.type)
+                    arg.replace_all_uses_with(one)
+                variant.parent = module
+                module.functions.insert(at, variant)
+                at += 1
+                changed = True
         return changed
