@@ -46,6 +46,7 @@ from .target import Target
 TT_PIPELINE = ("inline", "group-program-order", "canonicalize", "cse", "licm", "canonicalize-pointers", "canonicalize", "cse", "dce")
 
 #: GPU passes: from tt IR to ttg IR with a layout on every tile, then the shared-memory plan.
+#: ``unbatch-dots`` splits batched dots into 2-D ones that ``accelerate-matmul`` can take;
 #: ``accelerate-matmul`` moves eligible dots to tensor cores right after the layouts are
 #: assigned (so the accumulator's conversions can be cleaned up with the rest);
 #: ``software-pipeline`` (``num_stages``) turns their operand loads into cp.async rings once the
@@ -53,7 +54,7 @@ TT_PIPELINE = ("inline", "group-program-order", "canonicalize", "cse", "licm", "
 #: recurrences of the loads it replaced). ``allocate-shared`` runs once layouts are final
 #: (scratch sizes follow from them) and nothing after it may change ops; ``insert-barriers``
 #: comes last because it reads the offsets.
-TTG_PIPELINE = ("assign-layouts", "accelerate-matmul", "remove-layout-conversions", "canonicalize", "cse", "dce",
+TTG_PIPELINE = ("assign-layouts", "unbatch-dots", "accelerate-matmul", "remove-layout-conversions", "canonicalize", "cse", "dce",
                 "software-pipeline", "canonicalize", "cse", "dce", "allocate-shared", "insert-barriers")
 
 
