@@ -88,7 +88,8 @@ from tritonc.ir.core import Block, BlockArgument, Module, Operation, Region, Val
 from tritonc.ir.layout_algebra import blocked_layout
 from tritonc.ir.layouts import DotOperandLayout, Layout, MmaLayout
 from tritonc.ir.ttg_ops import subview_layout, trans_shared_layout
-from tritonc.ir.ops import get_opdef
+from tritonc.ir.effects import GLOBAL, RECURSIVE, WRITE
+from tritonc.ir.ops import get_opdef, memory_effects
 from tritonc.ir.types import I1, I32, MemDescType, TileType, element_type
 from tritonc.passes import AnalysisManager, Pass, register_pass
 from tritonc.target import DEFAULT_ARCH, WARP_SIZE, Target
@@ -116,6 +117,14 @@ def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chun
     acc = acc_shape[0] * acc_shape[1] // threads
     frag = (acc_shape[0] // warps[0] + acc_shape[1] // warps[1]) * 16 * elem_bytes // (32 * 4)
     return acc + 2 * frag + copy_chunks + 47
+
+def writes_global(op: Operation) -> bool:
+    """Whether ``op`` may write global memory (its declared effects; unmodelled ones may)."""
+    effects = memory_effects(op)
+    if effects == RECURSIVE:
+        return False  # its regions' ops are walked themselves
+    return effects is None or any(e.kind == WRITE and e.resource == GLOBAL for e in effects)
+
 
 def consumer_mma(alloc: Operation) -> MmaLayout:
     """The mma layout of the dot operands ``local_load``-ed from ``alloc``'s buffer."""
@@ -187,6 +196,9 @@ class SoftwarePipeliner:
         slice_ops: set[Operation] = set()
         s0: set[int] = set()
         ok = True
+        # An index load (conv2d's ``*pdelta``, blocksparse's ``*plut``) may be part of the slice,
+        # evaluated for a later iteration, when nothing in the loop writes global memory.
+        no_global_writes = not any(writes_global(op) for op in loop.walk() if op is not loop)
 
         def visit(v: Value) -> None:
             nonlocal ok
@@ -202,7 +214,7 @@ class SoftwarePipeliner:
                 return
             if op in slice_ops:
                 return
-            if op.regions or not get_opdef(op.name).pure:
+            if op.regions or not (get_opdef(op.name).pure or (op.name == "tt.load" and no_global_writes)):
                 ok = False
                 return
             slice_ops.add(op)
@@ -337,8 +349,8 @@ class SoftwarePipeliner:
             return plan.wants.get(a, a.type.layout)
 
         def issue(b: Builder, env: dict, slot: Value, iter_iv: Value, no_war: bool = False) -> None:
-            cloner = LoopCloner(plan, env, b, pre, hoisted)
             valid = b.value("arith.cmpi", [iter_iv, ub], I1, {"predicate": pred})
+            cloner = LoopCloner(plan, env, b, pre, hoisted, valid)
             for c in plan.candidates:
                 ptr, mask = c.load.get("ptr"), c.load.get("mask")
                 lay = c.copy_layout
