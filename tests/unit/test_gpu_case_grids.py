@@ -26,7 +26,6 @@ def grids(case_name, arch="sm_90a"):
     ("row_sum", "row_sum", dict(M=1000, N=777), (cdiv(1000, 8), 1, 1)),
     ("col_sum", "col_sum", dict(M=1000, N=777), (cdiv(777, 256), 1, 1)),
     ("bmm", "bmm", dict(M=100, N=70, K=50, BATCH=3), (cdiv(100, 32), cdiv(70, 32), cdiv(3, 2))),
-    ("splitk_matmul", "splitk_matmul", dict(M=1001, N=776, K=550), (cdiv(1001, 64) * cdiv(776, 64), 1, 4)),
     ("permute_201", "permute_201", dict(D0=5, D1=33, D2=17), (cdiv(5, 4), cdiv(33, 32), cdiv(17, 32))),
     ("copy3d", "copy3d", dict(D0=5, D1=33, D2=17), (cdiv(5, 4), cdiv(33, 32), cdiv(17, 32))),
 ])
@@ -43,6 +42,15 @@ def test_default_build_matmul_grid_follows_the_chosen_tile(arch):
     g, tun = grids("matmul (default build)", arch)
     assert evaluate_grid(g["matmul"], dict(M=1001, N=776, K=552)) == (cdiv(1001, tun["TM"]), cdiv(776, tun["TN"]))
     assert (tun["TM"], tun["TN"], tun["TK"]) == (128, 256, 64)  # the cost model's choice (docs/tuning.md)
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_splitk_grid_follows_the_chosen_tiles_and_split(arch):
+    """splitk_matmul's case passes no tile -D: its grid is the chosen tiles' and SPLITK's."""
+    g, tun = grids("splitk_matmul", arch)
+    got = evaluate_grid(g["splitk_matmul"], dict(M=1001, N=776, K=550))
+    assert got == (cdiv(1001, tun["TM"]) * cdiv(776, tun["TN"]), 1, tun["SPLITK"])
+    assert tun["SPLITK"] == 4  # the first candidate: the cost model does not rank the split
 
 
 def test_conv_cases_grid():

@@ -365,36 +365,37 @@ def _bmm_case() -> Case:
 
 
 def _splitk_matmul_case() -> Case:
-    TM, TN, SPLITK = 64, 64, 4
+    """Split-K with fp32 atomic adds: no tile -D (the cost model's tiles and SPLITK), the grid
+    from the kernel's ``__grid``; C (fp32) is zeroed before every launch, as the example asks
+    of its caller, and that memset is part of the timed launch."""
 
     def inputs(torch, size):
         m, n, k = size  # n a multiple of 8 (ldc __multipleof(8)); A's rows padded to 8
         a = _padded(torch, m, k, torch.float16)
         b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-        c, cbuf = poison(torch, (m, n), torch.float16)
-        locks = torch.zeros(2 * cdiv(m, TM) * cdiv(n, TN), device="cuda", dtype=torch.int32)
-        return dict(a=a, b=b, c=c, locks=locks, bufs=[cbuf])
+        c, cbuf = poison(torch, (m, n), torch.float32)
+        return dict(a=a, b=b, c=c, bufs=[cbuf])
 
     def run(mod, torch, t, which):
         a, b, c = t["a"], t["b"], t["c"]
         m, k = a.shape
         n = b.shape[1]
         if which == "tritonc":
-            mod.splitk_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), t["locks"])
+            c.zero_()
+            mod.splitk_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
         elif which == "torch":
-            torch.matmul(a, b, out=c)
+            torch.matmul(a, b, out=t.setdefault("c16", torch.empty(m, n, device="cuda", dtype=torch.float16)))
+            return [t["c16"]]
         else:
             _no_triton("splitk_matmul")
         return [c]
 
     def reference(torch, t):
-        assert (t["locks"] == 0).all(), "locks not released"
         return [t["a"].double() @ t["b"].double()]
 
-    return Case("splitk_matmul", "splitk_matmul",
-                {"TYPE": "half", "TM": str(TM), "TN": str(TN), "TK": "32", "SPLITK": str(SPLITK), "GROUP_M": "8"},
+    return Case("splitk_matmul", "splitk_matmul", {"TYPE": "half", "GROUP_M": "8"},
                 [(33, 8, 1000), (1001, 776, 550), (100, 200, 3001)], (1024, 1024, 16384), inputs, run, reference,
-                lambda s: (2 * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]), 2 * s[0] * s[1] * s[2]), tol=1e-2)
+                lambda s: (2 * (s[0] * s[2] + s[2] * s[1]) + 4 * s[0] * s[1], 2 * s[0] * s[1] * s[2]), tol=1e-2)
 
 
 def _blocksparse_matmul_case() -> Case:
