@@ -73,3 +73,50 @@ def test_blocksparse_lut_loop_is_pipelined(block, tn, stages, arch):
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got, want, rtol=1e-2, atol=2e-2)
     np.testing.assert_allclose(got, C_int[:, :N].astype(np.float64), rtol=1e-2, atol=2e-2)
+
+
+def _conv_reference(X, W, stride, pad):
+    N, C, H, Wd = X.shape
+    K, _, R, S = W.shape
+    P, Q = (H + 2 * pad - R) // stride + 1, (Wd + 2 * pad - S) // stride + 1
+    Xp = np.pad(X.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    Y = np.zeros((N, K, P, Q))
+    for r in range(R):
+        for s in range(S):
+            patch = Xp[:, :, r:r + stride * (P - 1) + 1:stride, s:s + stride * (Q - 1) + 1:stride]
+            Y += np.einsum("nchw,kc->nkhw", patch, W[:, :, r, s].astype(np.float64))
+    return Y
+
+
+@pytest.mark.parametrize("stride,pad,stages", [(1, 1, 3), (2, 1, 4)])
+def test_conv2d_offset_table_loop_is_pipelined(stride, pad, stages):
+    """examples/conv2d.tri in float with --allow-tf32 (mma.sync m16n8k8 tf32): the operands
+    are 4-byte cp.async copies, the offsets AOFF[k] are loaded stages ahead."""
+    tiles = {"TM": "64", "TN": "32", "TK": "16"}
+    defines = dict(tiles, TYPE="float")
+    module = Compilation(EXAMPLES / "conv2d.tri", CompileOptions(defines=defines, num_warps=4, num_stages=stages,
+                                                                 arch="sm_80", allow_tf32=True)).ttgir
+    assert _ops(module, "ttg.async_copy_global_to_local"), "the conv2d loop was not pipelined"
+    rng = np.random.default_rng(stride)
+    N, C, H, Wd, K, R, S = 2, 3, 9, 10, 20, 3, 3
+    X = rng.standard_normal((N, C, H, Wd)).astype(np.float32)
+    W = rng.standard_normal((K, C, R, S)).astype(np.float32)
+    P, Q = (H + 2 * pad - R) // stride + 1, (Wd + 2 * pad - S) // stride + 1
+    i = np.arange(C * R * S)
+    aoff = ((i // (R * S)) * H * Wd + (i // S) % R * Wd + i % S).astype(np.int32)
+    M, CRS = N * P * Q, C * R * S
+    grid = (-(-M // 64), -(-K // 32))
+
+    def args(Y):
+        return [X, W, Y, aoff, M, K, CRS, H, Wd, R, S, P, Q, stride, stride, pad, pad,
+                C * H * Wd, Wd, CRS, K * P * Q, P * Q, Q]
+    Y_sim = np.full((N, K, P, Q), np.nan, np.float32)
+    run_kernel(module, "conv2d", grid, args(Y_sim), arch="sm_80")
+    Y_int = np.full_like(Y_sim, np.nan)
+    tritonc.interpret(EXAMPLES / "conv2d.tri", "conv2d", grid, *args(Y_int), defines=defines)
+    want = _conv_reference(X, W, stride, pad)
+    assert np.isfinite(Y_sim).all()
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(Y_sim, want, rtol=0, atol=1e-2 * scale)  # TF32 inputs: 10-bit mantissas
+    np.testing.assert_allclose(Y_sim, Y_int, rtol=0, atol=1e-2 * scale)
+    np.testing.assert_allclose(Y_int, want, rtol=1e-5, atol=1e-4)
