@@ -1,8 +1,8 @@
 """The examples of issue 15 on the GPU, built with no tile -D and launched on their declared
 grids: the batched `@` on tensor cores (mma.sync, and wgmma on Hopper), conv2d (fp16; fp32 with
---allow-tf32 and in full fp32), shift_conv, blocksparse_matmul (its look-up-table loop
-pipelined) and split-K with atomic adds, against float64 torch references at ragged sizes.
-Skipped without torch and a GPU."""
+--allow-tf32 and in full fp32) and split-K with atomic adds; and blocksparse_matmul (its
+look-up-table loop pipelined; BLOCK and TN given, it declares no grid), against float64 torch
+references at ragged sizes. Skipped without torch and a GPU."""
 from __future__ import annotations
 
 import pytest
@@ -84,3 +84,30 @@ def test_splitk_atomic(arch):
         mod.splitk_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
         torch.cuda.synchronize()
         assert rel(c, a.double() @ b.double()) < 1e-2
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_blocksparse_lut_pipelined(arch):
+    block, tn = 32, 64
+    mod = build("blocksparse_matmul", arch, defines={"TYPE": "half", "BLOCK": str(block), "TN": str(tn)},
+                num_stages=3)
+    layout = torch.tensor([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 0, 0]], dtype=torch.bool)
+    rows = layout.shape[0]
+    index = torch.cumsum(layout.flatten().int(), 0).reshape(layout.shape) - 1
+    header, pairs = [], []
+    for i in range(rows):
+        ks = layout[i].nonzero().flatten().tolist()
+        header += [2 * rows + len(pairs), len(ks)]
+        for k in ks:
+            pairs += [int(index[i, k]), k]
+    lut = torch.tensor(header + pairs, dtype=torch.int32, device="cuda")
+    blocks = torch.randn(int(layout.sum()), block, block, device="cuda").half()
+    n = 200
+    b = torch.randn(4 * block, 208, device="cuda").half()
+    c = torch.full((rows * block, 208), float("nan"), device="cuda").half()
+    mod.blocksparse_matmul(blocks, b, c, lut, n, b.stride(0), c.stride(0), grid=(rows, -(-n // tn)))
+    torch.cuda.synchronize()
+    dense = torch.zeros(rows * block, 4 * block, dtype=torch.float64, device="cuda")
+    for j, (i, k) in enumerate(layout.nonzero().tolist()):
+        dense[i * block:(i + 1) * block, k * block:(k + 1) * block] = blocks[j].double()
+    assert rel(c[:, :n], dense @ b[:, :n].double()) < 1e-2
