@@ -15,6 +15,7 @@ import pytest
 
 import tritonc
 from tritonc.driver import Compilation
+from tritonc.ir.types import TileType
 from tritonc.options import CompileOptions
 from tritonc.simt import run_kernel
 
@@ -88,19 +89,29 @@ def _conv_reference(X, W, stride, pad):
     return Y
 
 
-@pytest.mark.parametrize("stride,pad,stages", [(1, 1, 3), (2, 1, 4)])
-def test_conv2d_offset_table_loop_is_pipelined(stride, pad, stages):
-    """examples/conv2d.tri in float with --allow-tf32 (mma.sync m16n8k8 tf32): the operands
-    are 4-byte cp.async copies, the offsets AOFF[k] are loaded stages ahead."""
+@pytest.mark.parametrize("type_name,stride,pad,stages,arch", [("float", 1, 1, 3, "sm_80"), ("float", 2, 1, 4, "sm_80"),
+                                                              ("half", 1, 1, 3, "sm_80"), ("half", 2, 0, 3, "sm_90a")])
+def test_conv2d_offset_table_loop_is_pipelined(type_name, stride, pad, stages, arch):
+    """examples/conv2d.tri. In float with --allow-tf32 (mma.sync m16n8k8 tf32) the operands
+    are 4-byte cp.async copies, the offsets AOFF[k] loaded stages ahead; in half no operand
+    can be a cp.async copy (2-byte runs), so both are staged through registers one trip
+    ahead (the offsets with them)."""
     tiles = {"TM": "64", "TN": "32", "TK": "16"}
-    defines = dict(tiles, TYPE="float")
+    defines = dict(tiles, TYPE=type_name)
     module = Compilation(EXAMPLES / "conv2d.tri", CompileOptions(defines=defines, num_warps=4, num_stages=stages,
-                                                                 arch="sm_80", allow_tf32=True)).ttgir
-    assert _ops(module, "ttg.async_copy_global_to_local"), "the conv2d loop was not pipelined"
+                                                                 arch=arch, allow_tf32=True)).ttgir
+    loops = _ops(module, "scf.for")
+    if type_name == "float":
+        assert _ops(module, "ttg.async_copy_global_to_local"), "the conv2d loop was not pipelined"
+    else:
+        # staged: the loop carries the next trip's A and B tiles, loaded at the top of the body
+        staged = [r for r in loops[0].results if isinstance(r.type, TileType) and r.type.element.name == "f16"]
+        assert len(loops) == 1 and len(staged) == 2
     rng = np.random.default_rng(stride)
     N, C, H, Wd, K, R, S = 2, 3, 9, 10, 20, 3, 3
-    X = rng.standard_normal((N, C, H, Wd)).astype(np.float32)
-    W = rng.standard_normal((K, C, R, S)).astype(np.float32)
+    dt = np.float32 if type_name == "float" else np.float16
+    X = rng.standard_normal((N, C, H, Wd)).astype(dt)
+    W = rng.standard_normal((K, C, R, S)).astype(dt)
     P, Q = (H + 2 * pad - R) // stride + 1, (Wd + 2 * pad - S) // stride + 1
     i = np.arange(C * R * S)
     aoff = ((i // (R * S)) * H * Wd + (i // S) % R * Wd + i % S).astype(np.int32)
@@ -110,13 +121,51 @@ def test_conv2d_offset_table_loop_is_pipelined(stride, pad, stages):
     def args(Y):
         return [X, W, Y, aoff, M, K, CRS, H, Wd, R, S, P, Q, stride, stride, pad, pad,
                 C * H * Wd, Wd, CRS, K * P * Q, P * Q, Q]
-    Y_sim = np.full((N, K, P, Q), np.nan, np.float32)
-    run_kernel(module, "conv2d", grid, args(Y_sim), arch="sm_80")
+    Y_sim = np.full((N, K, P, Q), np.nan, dt)
+    run_kernel(module, "conv2d", grid, args(Y_sim), arch=arch)
     Y_int = np.full_like(Y_sim, np.nan)
     tritonc.interpret(EXAMPLES / "conv2d.tri", "conv2d", grid, *args(Y_int), defines=defines)
     want = _conv_reference(X, W, stride, pad)
     assert np.isfinite(Y_sim).all()
     scale = np.abs(want).max()
-    np.testing.assert_allclose(Y_sim, want, rtol=0, atol=1e-2 * scale)  # TF32 inputs: 10-bit mantissas
+    Y_sim, Y_int = Y_sim.astype(np.float64), Y_int.astype(np.float64)
+    np.testing.assert_allclose(Y_sim, want, rtol=0, atol=1e-2 * scale)  # TF32 / fp16: 10-bit mantissas
     np.testing.assert_allclose(Y_sim, Y_int, rtol=0, atol=1e-2 * scale)
-    np.testing.assert_allclose(Y_int, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_shift_conv_shift_table_loop_is_staged(arch):
+    """examples/shift_conv.tri in half: the per-channel shift loads (SHIFT_H, SHIFT_W) feed A's
+    addresses and bounds; both operands are staged through registers one trip ahead."""
+    defines = {"TYPE": "half", "TM": "64", "TN": "32", "TK": "16"}
+    module = Compilation(EXAMPLES / "shift_conv.tri", CompileOptions(defines=defines, num_warps=4, num_stages=3,
+                                                                     arch=arch)).ttgir
+    loops = _ops(module, "scf.for")
+    staged = [r for r in loops[0].results if isinstance(r.type, TileType) and r.type.element.name == "f16"]
+    assert len(loops) == 1 and len(staged) == 2
+    rng = np.random.default_rng(11)
+    N, C, H, Wd, K = 2, 37, 5, 7, 40
+    X = rng.standard_normal((N, C, H, Wd)).astype(np.float16)
+    W = (rng.standard_normal((K, C)) / 4).astype(np.float16)
+    dh = rng.integers(-2, 3, C).astype(np.int32)
+    dw = rng.integers(-2, 3, C).astype(np.int32)
+    M = N * H * Wd
+    grid = (-(-M // 64), -(-K // 32))
+
+    def args(Y):
+        return [X, W, Y, dh, dw, M, K, C, H, Wd, C * H * Wd, H * Wd, C, K * H * Wd, H * Wd]
+    Y_sim = np.full((N, K, H, Wd), np.nan, np.float16)
+    run_kernel(module, "shift_conv", grid, args(Y_sim), arch=arch)
+    Y_int = np.full_like(Y_sim, np.nan)
+    tritonc.interpret(EXAMPLES / "shift_conv.tri", "shift_conv", grid, *args(Y_int), defines=defines)
+    S = np.zeros((N, C, H, Wd))
+    for c in range(C):
+        for h in range(H):
+            for w in range(Wd):
+                if 0 <= h + dh[c] < H and 0 <= w + dw[c] < Wd:
+                    S[:, c, h, w] = X[:, c, h + dh[c], w + dw[c]]
+    want = np.einsum("nchw,kc->nkhw", S, W.astype(np.float64))
+    got = Y_sim.astype(np.float64)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=1e-2, atol=2e-2)
+    np.testing.assert_allclose(got, Y_int.astype(np.float64), rtol=1e-2, atol=2e-2)

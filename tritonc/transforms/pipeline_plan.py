@@ -68,6 +68,8 @@ class LoopPlan:
     slice_ops: set[Operation]
     s0_args: list[int]  # iteration-argument indices carried ahead
     wants: dict[Value, Layout] = field(default_factory=dict)
+    #: register staging (``SoftwarePipeliner.rewrite_staged``) rather than cp.async rings
+    staged: bool = False
 
 
 _LIMIT_PREDICATES = {"slt": ("lhs", 0), "sle": ("lhs", 1), "sgt": ("rhs", 0), "sge": ("rhs", 1)}
