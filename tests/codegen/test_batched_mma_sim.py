@@ -89,3 +89,58 @@ def test_batches_do_not_mix_on_tensor_cores():
     run_kernel(module, "bmm", (1, 1, 1), _args(A, B, C), arch="sm_90")
     for b in range(4):
         assert (C[b] == 16 * (b + 1)).all(), b
+
+
+ALIGNED_BMM = """
+__global__ void bmm(half *A __noalias __readonly __aligned(16), half *B __noalias __readonly __aligned(16),
+                    half *C __noalias __aligned(16), int M, int N, int K, int BATCH,
+                    int stride_ab __multipleof(8), int stride_am __multipleof(8),
+                    int stride_bb __multipleof(8), int stride_bk __multipleof(8),
+                    int stride_cb, int stride_cm) {
+  int rm[TM] = get_program_id(0) * TM + 0 ... TM;
+  int rn[TN] = get_program_id(1) * TN + 0 ... TN;
+  int rb[TB] = get_program_id(2) * TB + 0 ... TB;
+  int rk[TK] = 0 ... TK;
+  half *pa[TM, TK, TB] = A + rm[:, newaxis, newaxis] * stride_am + rk[newaxis, :, newaxis]
+                           + rb[newaxis, newaxis, :] * stride_ab;
+  half *pb[TK, TN, TB] = B + rk[:, newaxis, newaxis] * stride_bk + rn[newaxis, :, newaxis]
+                           + rb[newaxis, newaxis, :] * stride_bb;
+  bool checkam[TM, TK, TB] = rm[:, newaxis, newaxis] < M && rb[newaxis, newaxis, :] < BATCH;
+  bool checkbn[TK, TN, TB] = rn[newaxis, :, newaxis] < N && rb[newaxis, newaxis, :] < BATCH;
+  float acc[TM, TN, TB] = 0;
+  for (int k = K; k > 0; k -= TK) {
+    half a[TM, TK, TB] = checkam && rk[newaxis, :, newaxis] < k ? *pa : 0;
+    half b[TK, TN, TB] = checkbn && rk[:, newaxis, newaxis] < k ? *pb : 0;
+    acc += a @ b;
+    pa += TK;
+    pb += TK * stride_bk;
+  }
+  half c[TM, TN, TB] = acc;
+  half *pc[TM, TN, TB] = C + rm[:, newaxis, newaxis] * stride_cm + rn[newaxis, :, newaxis]
+                           + rb[newaxis, newaxis, :] * stride_cb;
+  *?(rm[:, newaxis, newaxis] < M && rn[newaxis, :, newaxis] < N && rb[newaxis, newaxis, :] < BATCH) pc = c;
+}
+"""
+
+
+@pytest.mark.parametrize("arch,stages", [("sm_80", 3), ("sm_90a", 3), ("sm_90a", 4)])
+def test_batched_operands_are_pipelined_with_cp_async(arch, stages):
+    """With aligned strides, the 2-D slices of the batched operands are cp.async copies into
+    rings (the 3-D loads and pointers were split per batch element by unbatch-dots)."""
+    tile = (64, 32, 32, 2)
+    defines = {"TM": "64", "TN": "32", "TK": "32", "TB": "2"}
+    module = Compilation(ALIGNED_BMM, CompileOptions(defines=defines, num_warps=4, num_stages=stages, arch=arch)).ttgir
+    copies = [op for op in module.walk() if op.name == "ttg.async_copy_global_to_local"]
+    assert copies and all(op.attrs["vec"] == 8 for op in copies)
+    batch, M, N, K = 3, 70, 40, 100
+    rng = np.random.default_rng(5)
+    A = np.zeros((batch, M, 104), np.float16)
+    A[:, :, :K] = rng.standard_normal((batch, M, K))
+    B = np.zeros((batch, K, 40), np.float16)
+    B[:] = rng.standard_normal((batch, K, 40))
+    C = np.full((batch, M, N), np.nan, np.float16)
+    args = [A, B, C, M, N, K, batch, M * 104, 104, K * 40, 40, M * N, N]
+    run_kernel(module, "bmm", _grid(batch, M, N, tile), args, arch=arch)
+    ref = A[:, :, :K].astype(np.float64) @ B.astype(np.float64)
+    assert np.isfinite(C).all()
+    np.testing.assert_allclose(C.astype(np.float64), ref, rtol=2e-3, atol=8e-3)
