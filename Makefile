@@ -80,13 +80,14 @@ clean:
 
 # Every example's cubin under $(BUILD)/examples/, with a make dependency file beside each
 # (tritonc -MMD -MP): a second `make examples` rebuilds only the kernels whose source or
-# #include'd files changed. conv2d and shift_conv need their problem shapes (-D), given as
-# EXAMPLE_FLAGS_<name>; EXAMPLES_DIR and TRITONC may point elsewhere.
+# #include'd files changed. Every example compiles without -D (tiles: the cost model's
+# choice); EXAMPLE_FLAGS_<name> adds flags for one (conv2d and shift_conv in half precision);
+# EXAMPLES_DIR and TRITONC may point elsewhere.
 EXAMPLES_DIR   ?= examples
 TRITONC        ?= $(VENV)/bin/tritonc
 EXAMPLE_CUBINS := $(patsubst $(EXAMPLES_DIR)/%.tri,$(BUILD)/examples/%.cubin,$(wildcard $(EXAMPLES_DIR)/*.tri))
-EXAMPLE_FLAGS_conv2d     := -D TYPE=half -D TM=64 -D TN=64 -D TK=16 -D HH=28 -D WW=28 -D RR=3 -D SS=3 -D PP=28 -D QQ=28
-EXAMPLE_FLAGS_shift_conv := -D TYPE=half -D TM=64 -D TN=64 -D TK=16 -D HH=28 -D WW=28
+EXAMPLE_FLAGS_conv2d     := -D TYPE=half
+EXAMPLE_FLAGS_shift_conv := -D TYPE=half
 
 .PHONY: examples
 examples: $(EXAMPLE_CUBINS)

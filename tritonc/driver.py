@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the IR (and numpy under it) is imported on first use: a cac
 TT_PIPELINE = ("inline", "group-program-order", "canonicalize", "cse", "licm", "canonicalize-pointers", "canonicalize", "cse", "dce")
 
 #: GPU passes: from tt IR to ttg IR with a layout on every tile, then the shared-memory plan.
+#: ``unbatch-dots`` splits batched dots into 2-D ones that ``accelerate-matmul`` can take;
 #: ``accelerate-matmul`` moves eligible dots to tensor cores right after the layouts are
 #: assigned (so the accumulator's conversions can be cleaned up with the rest);
 #: ``software-pipeline`` (``num_stages``) turns their operand loads into cp.async rings once the
@@ -53,7 +54,7 @@ TT_PIPELINE = ("inline", "group-program-order", "canonicalize", "cse", "licm", "
 #: recurrences of the loads it replaced). ``allocate-shared`` runs once layouts are final
 #: (scratch sizes follow from them) and nothing after it may change ops; ``insert-barriers``
 #: comes last because it reads the offsets.
-TTG_PIPELINE = ("assign-layouts", "accelerate-matmul", "remove-layout-conversions", "canonicalize", "cse", "dce",
+TTG_PIPELINE = ("assign-layouts", "unbatch-dots", "accelerate-matmul", "remove-layout-conversions", "canonicalize", "cse", "dce",
                 "software-pipeline", "canonicalize", "cse", "dce", "allocate-shared", "insert-barriers")
 
 
@@ -355,7 +356,9 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
                                                 reason=f"the frontend rejects it: {e.diagnostic.message}"))
             continue
         tiles = cm.dot_tiles(module, warps, options.allow_tf32)
-        any_dot = any_dot or bool(tiles)
+        # a batched (3-D) dot is no memory-bound kernel, though the model ranks only 2-D dots:
+        # with no tile to rank, choose() keeps the source's candidate order
+        any_dot = any_dot or bool(tiles) or any(op.name == "tt.dot" for f in module.functions for op in f.walk())
         for w in warps:
             for s in stages:
                 space.append((cm.Config(config.tunables, w, s), tiles))

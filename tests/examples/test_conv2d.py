@@ -1,24 +1,21 @@
-"""examples/conv2d.tri: implicit-GEMM conv2d (NCHW x KCRS -> NKPQ) with a host-built delta
+"""examples/conv2d.tri: implicit-GEMM conv2d (NCHW x KCRS -> NKPQ) with a host-built offset
 look-up table, against a float64 numpy convolution, in the interpreter at ragged sizes."""
 import numpy as np
 import pytest
 
-from example_helpers import assert_close, cdiv, poisoned, ragged_sizes, run
+from example_helpers import EXAMPLES, assert_close, cdiv, poisoned, ragged_sizes, run
+
+EXAMPLE = EXAMPLES / "conv2d.tri"
 
 TM, TN, TK = 32, 16, 8
 rng = np.random.default_rng(1)
 
 
-def delta_table(C: int, R: int, S: int, lda_c: int, lda_h: int, tk: int) -> np.ndarray:
-    """ADELTA[i] = offset(i + TK) - offset(i), offset(c, r, s) = c*lda_c + r*lda_h + s."""
+def offset_table(C: int, R: int, S: int, lda_c: int, lda_h: int) -> np.ndarray:
+    """AOFF[i] = offset(c, r, s) = c*lda_c + r*lda_h + s for i = (c, r, s) (no tile size in it)."""
     i = np.arange(C * R * S)
-
-    def unpack(j):
-        return j // (R * S), (j // S) % R, j % S
-
-    c, r, s = unpack(i)
-    c2, r2, s2 = unpack(i + tk)
-    return ((c2 - c) * lda_c + (r2 - r) * lda_h + (s2 - s)).astype(np.int32)
+    c, r, s = i // (R * S), (i // S) % R, i % S
+    return (c * lda_c + r * lda_h + s).astype(np.int32)
 
 
 def reference(X, W, stride, pad):
@@ -35,18 +32,26 @@ def reference(X, W, stride, pad):
     return Y
 
 
-def conv2d(X, W, stride, pad, dtype_name="float"):
+def conv2d_args(X, W, Y, stride, pad):
+    """The kernel's arguments after the pointers (the table first): shapes and strides."""
+    N, C, H, Wd = X.shape
+    K, _, R, S = W.shape
+    P, Q = Y.shape[2:]
+    (sh, sw), (ph, pw) = stride, pad
+    return [offset_table(C, R, S, H * Wd, Wd), N * P * Q, K, C * R * S, H, Wd, R, S, P, Q, sh, sw, ph, pw,
+            C * H * Wd, Wd, C * R * S, K * P * Q, P * Q, Q]
+
+
+def conv2d(X, W, stride, pad, dtype_name="float", tiles=(TM, TN, TK)):
     N, C, H, Wd = X.shape
     K, _, R, S = W.shape
     (sh, sw), (ph, pw) = stride, pad
     P, Q = (H + 2 * ph - R) // sh + 1, (Wd + 2 * pw - S) // sw + 1
     Y = poisoned((N, K, P, Q), X.dtype)
-    M, CRS = N * P * Q, C * R * S
-    delta = delta_table(C, R, S, H * Wd, Wd, TK)
-    defines = dict(TYPE=dtype_name, TM=str(TM), TN=str(TN), TK=str(TK),
-                   HH=str(H), WW=str(Wd), RR=str(R), SS=str(S), PP=str(P), QQ=str(Q))
-    run("conv2d", "conv2d", (cdiv(M, TM), cdiv(K, TN)), X, W, Y, delta, M, K, CRS, sh, sw, ph, pw,
-        C * H * Wd, H * Wd, Wd, CRS, K * P * Q, P * Q, Q, defines=defines)
+    tm, tn, tk = tiles
+    defines = dict(TYPE=dtype_name, TM=str(tm), TN=str(tn), TK=str(tk))
+    run("conv2d", "conv2d", (cdiv(N * P * Q, tm), cdiv(K, tn)), X, W, Y, *conv2d_args(X, W, Y, stride, pad),
+        defines=defines)
     return Y
 
 
@@ -73,12 +78,23 @@ def test_conv2d_half_5x5_stride2():
     assert_close(Y, reference(X, W, (2, 2), (2, 1)), rtol=1e-2, atol=2e-2)
 
 
-def test_delta_table_walks_the_reduction():
-    """Summing the table from 0 in steps of TK gives the offset of every (c, r, s)."""
+def test_offset_table_addresses_every_tap():
+    """AOFF[i] is the offset of tap (c, r, s) = unpack(i) from the top-left pixel."""
     C, R, S, H, W = 3, 3, 2, 7, 5
-    d = delta_table(C, R, S, H * W, W, TK)
-    for lane in range(TK):
-        off, i = lane // (R * S) * H * W + lane // S % R * W + lane % S, lane
-        while i < C * R * S:
-            assert off == i // (R * S) * H * W + i // S % R * W + i % S
-            off, i = off + d[i], i + TK
+    x = np.arange(C * H * W).reshape(C, H, W)
+    t = offset_table(C, R, S, H * W, W)
+    for i in range(C * R * S):
+        c, r, s = i // (R * S), i // S % R, i % S
+        assert x.ravel()[t[i]] == x[c, r, s]
+
+
+def test_the_tiles_the_cost_model_chooses():
+    """No -D at all but TYPE: the tiles are the tunables' choice; still right at ragged sizes."""
+    X = rng.standard_normal((2, 5, 9, 8)).astype(np.float16)
+    W = (rng.standard_normal((20, 5, 3, 3)) / 4).astype(np.float16)
+    from tritonc.driver import Compilation
+    from tritonc.options import CompileOptions
+    comp = Compilation(EXAMPLE, CompileOptions(defines={"TYPE": "half"}, arch="sm_80"))
+    tun = comp.tunables
+    Y = conv2d(X, W, (1, 1), (1, 1), "half", (tun["TM"], tun["TN"], tun["TK"]))
+    assert_close(Y, reference(X, W, (1, 1), (1, 1)), rtol=1e-2, atol=2e-2)

@@ -26,9 +26,9 @@ def shift_conv(X, W, dh, dw, type_name="float"):
     K = W.shape[0]
     Y = poisoned((N, K, H, Wd), X.dtype)
     M = N * H * Wd
-    run("shift_conv", "shift_conv", (cdiv(M, TM), cdiv(K, TN)), X, W, Y, dh, dw, M, K, C,
+    run("shift_conv", "shift_conv", (cdiv(M, TM), cdiv(K, TN)), X, W, Y, dh, dw, M, K, C, H, Wd,
         C * H * Wd, H * Wd, C, K * H * Wd, H * Wd,
-        defines={"TYPE": type_name, "TM": str(TM), "TN": str(TN), "TK": str(TK), "HH": str(H), "WW": str(Wd)})
+        defines={"TYPE": type_name, "TM": str(TM), "TN": str(TN), "TK": str(TK)})
     return Y
 
 

@@ -1,6 +1,6 @@
-"""examples/splitk_matmul.tri: split-K matmul combining partial tiles under a spin lock, with
-the in-source GROUP_M swizzle, against float64 numpy at ragged sizes; random interleavings
-of the program instances (order_seed) exercise the lock."""
+"""examples/splitk_matmul.tri: split-K matmul adding fp32 partial tiles with atomic_add into a
+C the caller zeroed, with the in-source GROUP_M swizzle, against float64 numpy at ragged sizes;
+random interleavings of the program instances (order_seed) change the order of the adds."""
 import numpy as np
 import pytest
 
@@ -18,14 +18,15 @@ def padded(rows, cols, dtype):
 
 
 def splitk(A, B, M, N, K, splitk, type_name="float", seed=None):
-    C = poisoned((M, round_up(N, 8)), A.dtype)
-    tiles = cdiv(M, TM) * cdiv(N, TN)
-    locks = np.zeros(2 * tiles, np.int32)
+    """Runs the kernel on the grid its ``__grid`` declares, C zeroed first (the caller's duty);
+    the padding columns of C are poisoned: nothing may be added there."""
+    grid = (cdiv(M, TM) * cdiv(N, TN), 1, splitk)
+    C = poisoned((M, round_up(N, 8)), np.float32)
+    C[:, :N] = 0
     defines = {"TYPE": type_name, "TM": str(TM), "TN": str(TN), "TK": str(TK), "SPLITK": str(splitk),
                "GROUP_M": str(GROUP_M)}
-    run("splitk_matmul", "splitk_matmul", (tiles, 1, splitk), A, B, C, M, N, K, A.shape[1], B.shape[1],
-        C.shape[1], locks, defines=defines, order_seed=seed)
-    assert (locks == 0).all(), "the locks and counters must be released / reset"
+    run("splitk_matmul", "splitk_matmul", grid, A, B, C, M, N, K, A.shape[1], B.shape[1],
+        C.shape[1], defines=defines, order_seed=seed)
     assert np.isnan(C[:, N:]).all(), "wrote outside C"
     return C[:, :N]
 
@@ -44,6 +45,17 @@ def test_splitk_half(splitk_):
     A, B = padded(M, K, np.float16), padded(K, N, np.float16)
     C = splitk(A, B, M, N, K, splitk_, "half", seed=7)
     assert_close(C, A[:, :K].astype(np.float64) @ B[:, :N].astype(np.float64), rtol=2e-2, atol=3e-2)
+
+
+def test_output_must_be_zeroed_by_the_caller():
+    """The kernel adds to C: a C that is not zeroed keeps its old contents under the product."""
+    M, N, K = 20, 16, 24
+    A, B = padded(M, K, np.float32), padded(K, N, np.float32)
+    C = np.full((M, 16), 1.0, np.float32)
+    defines = {"TYPE": "float", "TM": str(TM), "TN": str(TN), "TK": str(TK), "SPLITK": "2", "GROUP_M": str(GROUP_M)}
+    run("splitk_matmul", "splitk_matmul", (cdiv(M, TM) * cdiv(N, TN), 1, 2), A, B, C, M, N, K, A.shape[1],
+        B.shape[1], 16, defines=defines)
+    assert_close(C, 1.0 + A[:, :K].astype(np.float64) @ B[:, :N], rtol=1e-5, atol=1e-4)
 
 
 def test_more_slices_than_reduction_steps():

@@ -59,17 +59,14 @@ def splitk_module(arch, outdir):
 
 @pytest.mark.parametrize("M, N, K", [(33, 8, 1000), (1001, 776, 550), (100, 200, 3001)])
 def test_splitk_example_on_tensor_cores(M, N, K, arch, tmp_path):
+    """fp32 atomic adds of the partial tiles into a zeroed C, on the declared grid."""
     mod = splitk_module(arch, tmp_path)
-    TM = TN = 64
     g = torch.Generator(device="cuda").manual_seed(M + N + K)
     a = torch.randn(M, -(-K // 8) * 8, device="cuda", generator=g).half()[:, :K]
     b = torch.randn(K, N, device="cuda", generator=g).half()
-    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
-    tiles = -(-M // TM) * -(-N // TN)
-    locks = torch.zeros(2 * tiles, device="cuda", dtype=torch.int32)
-    mod.splitk_matmul(a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), locks, grid=(tiles, 1, 4))
+    c = torch.zeros((M, N), device="cuda", dtype=torch.float32)
+    mod.splitk_matmul(a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0))
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
-    assert (locks == 0).all(), "locks not released"
     assert torch.isfinite(c).all()
     assert ((c.double() - ref).norm() / ref.norm()).item() < 1e-2

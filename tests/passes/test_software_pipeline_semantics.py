@@ -60,11 +60,11 @@ def test_pipelined_matmul(tile, num_warps, num_stages, arch):
 
 
 def test_pipelined_splitk_with_spin_lock():
-    """The split-K example: the K slice loop is pipelined (``rk`` carried ahead too), the
-    spin-locked epilogue is untouched."""
+    """Spin-lock split-K (tests/data/splitk_spinlock.tri, the old split-K example): the K slice
+    loop is pipelined (``rk`` carried ahead too), the spin-locked epilogue is untouched."""
     TM = TN = 32
     defines = {"TYPE": "half", "TM": str(TM), "TN": str(TN), "TK": "16", "SPLITK": "3", "GROUP_M": "2"}
-    module = pipelined(ROOT / "examples" / "splitk_matmul.tri", defines, {}, 4, 3)
+    module = pipelined(ROOT / "tests" / "data" / "splitk_spinlock.tri", defines, {}, 4, 3)
     assert "ttg.async_copy_global_to_local" in print_module(module)
     rng = np.random.default_rng(7)
     M, N, K = 45, 40, 150

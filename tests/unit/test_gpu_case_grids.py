@@ -25,8 +25,6 @@ def grids(case_name, arch="sm_90a"):
     ("transpose", "transpose", dict(M=1000, N=777), (cdiv(1000, 32), cdiv(777, 32), 1)),
     ("row_sum", "row_sum", dict(M=1000, N=777), (cdiv(1000, 8), 1, 1)),
     ("col_sum", "col_sum", dict(M=1000, N=777), (cdiv(777, 256), 16, 1)),  # rows split over SPLIT=16
-    ("bmm", "bmm", dict(M=100, N=70, K=50, BATCH=3), (cdiv(100, 32), cdiv(70, 32), cdiv(3, 2))),
-    ("splitk_matmul", "splitk_matmul", dict(M=1001, N=776, K=550), (cdiv(1001, 64) * cdiv(776, 64), 1, 4)),
     ("permute_201", "permute_201", dict(D0=5, D1=33, D2=17), (cdiv(5, 4), cdiv(33, 32), cdiv(17, 32))),
     ("copy3d", "copy3d", dict(D0=5, D1=33, D2=17), (cdiv(5, 4), cdiv(33, 32), cdiv(17, 32))),
 ])
@@ -45,12 +43,34 @@ def test_default_build_matmul_grid_follows_the_chosen_tile(arch):
     assert (tun["TM"], tun["TN"], tun["TK"]) == (128, 256, 64)  # the cost model's choice (docs/tuning.md)
 
 
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_splitk_grid_follows_the_chosen_tiles_and_split(arch):
+    """splitk_matmul's case passes no tile -D: its grid is the chosen tiles' and SPLITK's."""
+    g, tun = grids("splitk_matmul", arch)
+    got = evaluate_grid(g["splitk_matmul"], dict(M=1001, N=776, K=550))
+    assert got == (cdiv(1001, tun["TM"]) * cdiv(776, tun["TN"]), 1, tun["SPLITK"])
+    assert tun["SPLITK"] == 4  # the first candidate: the cost model does not rank the split
+
+
+def test_bmm_grid_follows_the_tiles():
+    """bmm's case passes no tile -D: the grid is that of the tunables' defaults."""
+    g, tun = grids("bmm")
+    assert (tun["TM"], tun["TN"], tun["TK"], tun["TB"]) == (64, 64, 32, 2)
+    assert evaluate_grid(g["bmm"], dict(M=100, N=70, K=50, BATCH=3)) == (cdiv(100, 64), cdiv(70, 64), cdiv(3, 2))
+
+
 def test_conv_cases_grid():
+    """The convolution cases pass no tile -D: their grids follow the chosen tiles."""
+    seen = 0
     for name, case in CASE_BY_NAME.items():
         if case.example in ("conv2d", "shift_conv"):
-            g, _ = grids(name)
+            assert not {"TM", "TN", "TK", "HH", "WW"} & set(case.defines), name
+            g, tun = grids(name)
             kernel = case.example
-            assert g[kernel][0] == ("cdiv", ("arg", "M"), ("int", 64))
+            args = dict(M=25_000, N=100, K=99) if kernel == "conv2d" else dict(M=25_000, K=100)
+            assert evaluate_grid(g[kernel], args) == (cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]))
+            seen += 1
+    assert seen == 4
 
 
 #: the memory-bound cases compiled with no option: (case, kernel, sizes, grid from the chosen tunables)

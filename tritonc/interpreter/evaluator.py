@@ -356,6 +356,8 @@ SIMPLE: dict[str, Callable[[Evaluator, Operation, list], Any]] = {
     "tt.expand_dims": lambda ev, op, v: np.expand_dims(v[0], op.attrs["axis"]),
     "tt.reshape": lambda ev, op, v: np.reshape(v[0], _shape(op)),
     "tt.trans": lambda ev, op, v: np.transpose(v[0], tuple(op.attrs["order"])),
+    "tt.extract": lambda ev, op, v: np.take(v[0], op.attrs["index"], axis=op.attrs["axis"]),
+    "tt.stack": lambda ev, op, v: np.stack(v, axis=op.attrs["axis"]),
     "tt.addptr": _addptr,
     "tt.ptr_to_int": lambda ev, op, v: v[0],
     "tt.int_to_ptr": lambda ev, op, v: v[0],

@@ -348,16 +348,39 @@ def find_register_map(src: Distribution, dst_src_lin: np.ndarray) -> list[int] |
     return result
 
 
+@dataclass(frozen=True)
+class Fixed:
+    """A ``select`` entry (:func:`redistribution`): the source coordinate is ``index`` for
+    every destination element (``tt.extract``)."""
+
+    index: int
+
+
+def select_column(dcoords: np.ndarray, s) -> np.ndarray:
+    """The source coordinate that ``select`` entry ``s`` gives for destination coordinates
+    ``dcoords[..., rank]``."""
+    if s is None:
+        return np.zeros(dcoords.shape[:-1], dtype=np.int64)
+    if isinstance(s, Fixed):
+        return np.full(dcoords.shape[:-1], s.index, dtype=np.int64)
+    return dcoords[..., s]
+
+
 def redistribution(op) -> tuple:
     """``(source type, destination type, select)`` of a layout-moving op: ``ttg.convert_layout``,
-    ``tt.broadcast``, ``tt.expand_dims``, ``tt.reshape`` or ``tt.trans``. Destination register
-    ``r`` of thread ``t`` needs the source element at ``select`` applied to its coordinate.
+    ``tt.broadcast``, ``tt.expand_dims``, ``tt.reshape``, ``tt.trans`` or ``tt.extract``.
+    Destination register ``r`` of thread ``t`` needs the source element at ``select`` applied
+    to its coordinate.
 
     ``select``: for each source dimension, the destination dimension its coordinate comes from,
-    or ``None`` for coordinate 0; ``None`` altogether means "same row-major linear index"
-    (reshape).
+    ``None`` for coordinate 0, or :class:`Fixed` for a constant coordinate; ``None``
+    altogether means "same row-major linear index" (reshape).
     """
     src, res = op.operands[0].type, op.result.type
+    if op.name == "tt.extract":
+        axis = op.attrs["axis"]
+        rest = iter(range(res.rank))
+        return src, res, [Fixed(op.attrs["index"]) if d == axis else next(rest) for d in range(src.rank)]
     if op.name == "tt.broadcast":
         return src, res, [i if s == r else None for i, (s, r) in enumerate(zip(src.shape, res.shape))]
     if op.name == "tt.expand_dims":
@@ -390,8 +413,7 @@ def _register_map(src_type: TileType, dst_type: TileType, select: tuple | None) 
     if select is None:
         target = linearize(dcoords, dd.shape)
     else:
-        zeros = np.zeros(dcoords.shape[:-1], dtype=np.int64)
-        cols = [dcoords[..., s] if s is not None else zeros for s in select]
+        cols = [select_column(dcoords, s) for s in select]
         target = linearize(np.stack(cols, axis=-1), sd.shape)
     found = find_register_map(sd, target)
     return None if found is None else tuple(found)
@@ -432,6 +454,23 @@ def axis_threads(base: Layout, d: int) -> AxisThreads:
             return AxisThreads(2, 4, wn, 1, 1)
         return AxisThreads(1, 8, wm, 4, wn)
     raise NotImplementedError(f"threads along a dimension of {base}")
+
+
+def stack_register_map(src_type: TileType, dst_type: TileType, axis: int) -> list[tuple[int, int]] | None:
+    """For ``tt.stack`` of operands of ``src_type`` into ``dst_type`` along ``axis``: per
+    destination register, ``(operand, source register)`` when the stack is a register
+    renumbering in every thread (each destination register's ``axis`` coordinate is the same
+    in every thread, and the thread holds that element of the operand), else ``None``."""
+    sd, dd = distribution(src_type.layout, src_type.shape), distribution(dst_type.layout, dst_type.shape)
+    dcoords = dd.coords()
+    which = dcoords[..., axis]
+    if np.any(which != which[:1, :]):
+        return None
+    rest = [d for d in range(dst_type.rank) if d != axis]
+    regs = find_register_map(sd, linearize(dcoords[..., rest], sd.shape))
+    if regs is None:
+        return None
+    return [(int(which[0, r]), regs[r]) for r in range(dd.num_regs)]
 
 
 def lanes_and_warps(sd: Distribution, d: int) -> tuple[int, int]:

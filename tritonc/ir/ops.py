@@ -42,6 +42,10 @@ Tile and memory operations (``tt.*``):
 * ``tt.splat(x)``: scalar to tile. ``tt.broadcast(x)``: same rank, size-1 dims stretched.
   ``tt.expand_dims(x) {axis}``: insert a size-1 dimension. ``tt.reshape(x)``: same element
   count, row-major order. ``tt.trans(x) {order}``: ``result.shape[i] = x.shape[order[i]]``.
+* ``tt.extract(x) {axis, index}``: the slice ``index`` of ``x`` along ``axis`` (rank - 1), numpy's
+  ``x.take(index, axis)``. ``tt.stack(x0, ..., xn) {axis}``: the operands (one type) stacked
+  along a new dimension ``axis`` of size ``n + 1``, numpy's ``stack``. Both come from
+  ``unbatch-dots`` (a batched ``tt.dot`` split into 2-D dots), which runs on ttg IR.
 * ``tt.addptr(ptr, offset)``: ``ptr + offset`` elements (offset sign-extended).
   ``tt.ptr_to_int(ptr)`` -> i64 address; ``tt.int_to_ptr(i64)`` -> pointer.
 * ``tt.load(ptr, mask?, other?)``: gather; masked-off lanes read nothing and yield ``other``
@@ -75,7 +79,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .effects import READ, READ_GLOBAL, RECURSIVE, WRITE_GLOBAL, MemoryEffect, SharedEffect
-from .scratch import atomic_scratch, dot_scratch, redistribution_scratch, reduce_scratch
+from .scratch import atomic_scratch, dot_scratch, redistribution_scratch, reduce_scratch, stack_scratch
 from .types import I1, I32, I64, PointerType, ScalarType, TileType, Type, element_type, shape_of
 
 
@@ -359,6 +363,31 @@ def _verify_trans(op) -> None:
         _fail(op, f"trans {order} of {src} cannot give {res}")
 
 
+def _verify_extract(op) -> None:
+    src, res, axis, index = op.operands[0].type, op.result.type, op.attrs["axis"], op.attrs["index"]
+    if not isinstance(src, TileType) or src.rank < 2 or not 0 <= axis < src.rank:
+        _fail(op, f"extract axis {axis} of {src}: needs a tile of rank >= 2")
+    if not 0 <= index < src.shape[axis]:
+        _fail(op, f"extract index {index} out of range for axis {axis} of {src}")
+    shape = src.shape[:axis] + src.shape[axis + 1:]
+    if not isinstance(res, TileType) or res.shape != shape or res.element != src.element:
+        _fail(op, f"extract axis {axis} of {src} cannot give {res}")
+
+
+def _verify_stack(op) -> None:
+    if not op.operands:
+        _fail(op, "stack needs at least one operand")
+    src, res, axis = op.operands[0].type, op.result.type, op.attrs["axis"]
+    if not isinstance(src, TileType) or any(v.type.shape != src.shape or v.type.element != src.element
+                                            for v in op.operands):
+        _fail(op, "stack operands must be tiles of one shape and element type")
+    if not 0 <= axis <= src.rank:
+        _fail(op, f"stack axis {axis} out of range for {src}")
+    shape = src.shape[:axis] + (len(op.operands),) + src.shape[axis:]
+    if not isinstance(res, TileType) or res.shape != shape or res.element != src.element:
+        _fail(op, f"stack of {len(op.operands)} x {src} on axis {axis} cannot give {res}")
+
+
 def _verify_addptr(op) -> None:
     ptr, off = op.operands
     if not isinstance(element_type(ptr.type), PointerType) or ptr.type != op.result.type:
@@ -516,6 +545,9 @@ _define("tt.expand_dims", operands=("src",), attrs=("axis",), verify=_verify_exp
 _define("tt.reshape", operands=("src",), verify=_verify_reshape, scratch=redistribution_scratch)
 _define("tt.trans", operands=("src",), attrs=("order",), verify=_verify_trans, traits=_MOVES,
         scratch=redistribution_scratch)
+_define("tt.extract", operands=("src",), attrs=("axis", "index"), verify=_verify_extract,
+        scratch=redistribution_scratch)
+_define("tt.stack", operands=("srcs*",), attrs=("axis",), verify=_verify_stack, scratch=stack_scratch)
 _define("tt.addptr", operands=("ptr", "offset"), verify=_verify_addptr, traits={"same-layout", "cheap"})
 _define("tt.ptr_to_int", operands=("ptr",), verify=_verify_ptr_to_int, traits={"same-layout"})
 _define("tt.int_to_ptr", operands=("src",), traits={"same-layout"})

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .distribution import distribution, lanes_and_warps, redistribution, register_map
+from .distribution import distribution, lanes_and_warps, redistribution, register_map, stack_register_map
 from .layouts import MmaLayout
 from .types import PointerType, TileType, Type
 
@@ -41,6 +41,15 @@ def redistribution_scratch(op: Operation) -> int:
         return 0
     src, dst, select = redistribution(op)
     return 0 if register_map(src, dst, select) is not None else through_shared_bytes(src)
+
+
+def stack_scratch(op: Operation) -> int:
+    """``tt.stack``: 0 when it is a register renumbering (:func:`~tritonc.ir.distribution.stack_register_map`),
+    else one copy of the result."""
+    res = op.result.type
+    if stack_register_map(op.operands[0].type, res, op.attrs["axis"]) is not None:
+        return 0
+    return through_shared_bytes(res)
 
 
 def reduce_scratch(op: Operation) -> int:

@@ -335,14 +335,12 @@ def run_tests(torch, arch: str, outdir: Path) -> int:
     for M, N, K in [(33, 8, 1000), (1001, 776, 550), (100, 200, 3001)]:
         a = torch.randn(M, round_up(K), device="cuda").half()[:, :K]
         b = torch.randn(K, N, device="cuda").half()
-        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
-        tiles = cdiv(M, 64) * cdiv(N, 64)
-        locks = torch.zeros(2 * tiles, device="cuda", dtype=torch.int32)
-        mod.splitk_matmul(a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), locks, grid=(tiles, 1, 4))
+        c = torch.zeros((M, N), device="cuda", dtype=torch.float32)  # the caller zeroes C
+        mod.splitk_matmul(a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0))
         torch.cuda.synchronize()
         ref = a.double() @ b.double()
         err = ((c.double() - ref).norm() / ref.norm()).item() if torch.isfinite(c).all() else math.inf
-        ok = err < 1e-2 and bool((locks == 0).all())
+        ok = err < 1e-2
         failures += not ok
         print(f"test splitk_matmul {M}x{N}x{K}: {'ok' if ok else 'FAIL'} (error {err:.1e})", flush=True)
     return failures

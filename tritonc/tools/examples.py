@@ -37,8 +37,7 @@ EXAMPLES = (
     Example("transpose", {"TM": "32", "TN": "32"}),
     Example("reduce", {"BM": "8", "BN": "256"}),
     Example("matmul", {}, {"TM": [64], "TN": [64], "TK": [32]}),
-    Example("conv2d", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "16", "HH": "28", "WW": "28",
-                       "RR": "3", "SS": "3", "PP": "28", "QQ": "28"}),
+    Example("conv2d", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "16"}),
     Example("cross_entropy", {"TYPE": "float", "TILE": "1024"}),
     Example("bmm", {"TYPE": "half", "TM": "32", "TN": "32", "TK": "16", "TB": "2"}),
     Example("splitk_matmul", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "SPLITK": "4", "GROUP_M": "8"}),
@@ -46,7 +45,7 @@ EXAMPLES = (
     Example("batchnorm", {"TYPE": "float", "BN": "4", "BHW": "256"}),
     Example("permute", {"TYPE": "float", "T0": "2", "T1": "16", "T2": "16"}),
     Example("paper_matmul", {}, {"TM": [64], "TN": [64], "TK": [32]}),
-    Example("shift_conv", {"TYPE": "half", "HH": "28", "WW": "28", "TM": "64", "TN": "64", "TK": "16"}),
+    Example("shift_conv", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "16"}),
     Example("dropout", {"BLOCK": "1024"}),
     # memory-bound examples whose tunables all take the file's first candidate
     Example("layernorm_bwd"),

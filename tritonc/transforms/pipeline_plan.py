@@ -23,7 +23,7 @@ from tritonc.ir.core import Operation, Value
 from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.ops import get_opdef, has_trait
-from tritonc.ir.types import I32, MemDescType, TileType
+from tritonc.ir.types import I1, I32, MemDescType, TileType
 
 
 
@@ -68,6 +68,8 @@ class LoopPlan:
     slice_ops: set[Operation]
     s0_args: list[int]  # iteration-argument indices carried ahead
     wants: dict[Value, Layout] = field(default_factory=dict)
+    #: register staging (``SoftwarePipeliner.rewrite_staged``) rather than cp.async rings
+    staged: bool = False
 
 
 _LIMIT_PREDICATES = {"slt": ("lhs", 0), "sle": ("lhs", 1), "sgt": ("rhs", 0), "sge": ("rhs", 1)}
@@ -131,8 +133,11 @@ class LoopCloner:
     values of that iteration), rebuilding tiles in wanted layouts."""
 
     def __init__(self, plan: LoopPlan, env: dict[Value, Value], builder: Builder, hoist: Builder,
-                 hoisted: dict):
+                 hoisted: dict, valid: Value | None = None):
         self.plan, self.env, self.b, self.hoist, self.hoisted = plan, env, builder, hoist, hoisted
+        #: i1 scalar: whether the iteration being cloned exists; a ``tt.load`` of the slice (an
+        #: index load) is masked by it, so it reads only what the original loop reads.
+        self.valid = valid
         self.memo: dict = {}
 
     def convert(self, v: Value, layout: Layout | None, builder: Builder) -> Value:
@@ -160,8 +165,34 @@ class LoopCloner:
         self.memo[key] = out
         return out
 
+    def clone_load(self, op: Operation, v: Value, layout: Layout | None) -> Value:
+        """An index load of the slice, for the cloned iteration: in ``layout`` (the layout its
+        consumer wants, so no conversion follows), its mask and'ed with :attr:`valid`."""
+        if not isinstance(v.type, TileType):
+            layout = None
+        elif layout is None:
+            layout = v.type.layout
+        res_type = v.type.with_layout(layout) if layout is not None else v.type
+        ptr, mask, other = op.get("ptr"), op.get("mask"), op.get("other")
+        p = self.get(ptr, layout)
+        m = self.get(mask, layout) if mask is not None else None
+        if self.valid is not None:
+            if layout is None:
+                vm = self.valid
+            else:
+                vm = self.b.value("tt.splat", [self.valid], TileType(I1, tuple(v.type.shape), layout))
+            m = vm if m is None else self.b.value("arith.andi", [m, vm], vm.type)
+        operands = [p] + ([m] if m is not None else [])
+        if other is not None:
+            if m is None:
+                raise ValueError("tt.load with 'other' but no mask")
+            operands.append(self.get(other, layout))
+        return self.b.create("tt.load", operands, [res_type], dict(op.attrs)).result
+
     def clone(self, op: Operation, v: Value, layout: Layout | None) -> Value:
         name = op.name
+        if name == "tt.load":
+            return self.clone_load(op, v, layout)
         res_type = v.type.with_layout(layout) if layout is not None else v.type
         if name == "ttg.convert_layout":
             return self.get(op.operands[0], layout if layout is not None else v.type.layout)
@@ -223,6 +254,6 @@ def operand_wants(op: Operation, layout: Layout) -> list[Layout | None]:
         return [SliceLayout(op.attrs["axis"], layout)]
     if name == "tt.trans" and isinstance(layout, BlockedLayout):
         return [trans_layout(layout, inverse_permutation(op.attrs["order"]))]
-    if _same_layout(name):
+    if _same_layout(name) or name == "tt.load":
         return [layout if t else None for t in tiles]
     return [x.type.layout if t else None for x, t in zip(op.operands, tiles)]

@@ -31,7 +31,10 @@ Which loops and loads (else the loop is left as it is: plain loads, ``local_allo
   themselves computed that way (``pa += TK``); so they can be evaluated for iteration
   ``i + S - 1`` by cloning the slice with the induction variable ``iv + (S-1) * st`` and
   those iteration arguments carried ``S - 1`` iterations ahead (the original ones stay for any
-  other user; ``dce`` removes them when unused);
+  other user; ``dce`` removes them when unused). The slice may also hold ``tt.load`` ops, the
+  *index loads* of look-up tables (conv2d's ``*poff``, blocksparse's ``*plut``), when nothing
+  in the loop writes global memory: a clone loads in the layout its consumer wants, its mask
+  and'ed with "the cloned iteration exists", so it reads exactly what the original loop reads;
 * ``cp.async`` can do it: axis info (:class:`~tritonc.analysis.axis_info.AxisInfoAnalysis`)
   proves runs of ``vec`` contiguous, ``vec * elem_bytes``-aligned elements with
   ``vec * elem_bytes`` of 4, 8 or 16 bytes; the mask is constant on each such run
@@ -72,6 +75,12 @@ copies carry ``no_war``, which tells ``insert-barriers`` that the slot is not th
 read), or after the wait and a second barrier into the slot of the trip before (``S - 1``
 ahead, OpenAI Triton's loop; ``wgmma_second_barrier``, by default when ``S <= 4``).
 
+Register staging (pass option ``register-staging``, on by default): a loop whose dot-operand
+loads all fail the ``cp.async`` conditions (conv2d's fp16 operands: no 4-byte runs proven)
+but whose address slice is as above has those loads issued one trip ahead instead, at the top
+of the body, into registers carried to the next trip (:meth:`SoftwarePipeliner.rewrite_staged`).
+A loop with both kinds of loads pipelines the ``cp.async`` ones only.
+
 The loop stays correct for any trip count: copies for iterations that do not exist are
 masked off (they read nothing and write zeros nobody reads), and the ring is waited for after
 the loop before its shared memory can be reused.
@@ -88,7 +97,8 @@ from tritonc.ir.core import Block, BlockArgument, Module, Operation, Region, Val
 from tritonc.ir.layout_algebra import blocked_layout
 from tritonc.ir.layouts import DotOperandLayout, Layout, MmaLayout
 from tritonc.ir.ttg_ops import subview_layout, trans_shared_layout
-from tritonc.ir.ops import get_opdef
+from tritonc.ir.effects import GLOBAL, RECURSIVE, WRITE
+from tritonc.ir.ops import get_opdef, memory_effects
 from tritonc.ir.types import I1, I32, MemDescType, TileType, element_type
 from tritonc.passes import AnalysisManager, Pass, register_pass
 from tritonc.target import DEFAULT_ARCH, WARP_SIZE, Target
@@ -116,6 +126,14 @@ def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chun
     acc = acc_shape[0] * acc_shape[1] // threads
     frag = (acc_shape[0] // warps[0] + acc_shape[1] // warps[1]) * 16 * elem_bytes // (32 * 4)
     return acc + 2 * frag + copy_chunks + 47
+
+def writes_global(op: Operation) -> bool:
+    """Whether ``op`` may write global memory (its declared effects; unmodelled ones may)."""
+    effects = memory_effects(op)
+    if effects == RECURSIVE:
+        return False  # its regions' ops are walked themselves
+    return effects is None or any(e.kind == WRITE and e.resource == GLOBAL for e in effects)
+
 
 def consumer_mma(alloc: Operation) -> MmaLayout:
     """The mma layout of the dot operands ``local_load``-ed from ``alloc``'s buffer."""
@@ -176,9 +194,31 @@ class SoftwarePipeliner:
         layout = blocked_layout(shape, order, tuple(spt), self.num_warps)
         return Candidate(load, user, trans, order, vec, kind, layout, limit if mask is not None else None)
 
-    def plan(self, loop: Operation) -> LoopPlan | None:
+    def staged_candidate(self, load: Operation, body: Block) -> Candidate | None:
+        """A dot-operand load (``tt.load -> [tt.trans ->] ttg.local_alloc -> ttg.local_load``)
+        that ``cp.async`` cannot copy, staged through registers instead: loaded one trip ahead
+        in its own layout (see :meth:`rewrite_staged`)."""
+        res = load.result
+        if not isinstance(res.type, TileType) or res.type.layout is None or len(res.uses) != 1:
+            return None
+        user = res.uses[0][0]
+        trans = None
+        if user.name == "tt.trans" and user.parent is body and len(user.result.uses) == 1:
+            trans, user = user, user.result.uses[0][0]
+        if user.name != "ttg.local_alloc" or user.parent is not body:
+            return None
+        if not user.result.uses or any(u.name != "ttg.local_load" for u, _ in user.result.uses):
+            return None
+        if load.get("other") is not None and load.get("mask") is None:
+            return None
+        return Candidate(load, user, trans, (), 0, None, res.type.layout)
+
+    def plan(self, loop: Operation, staged: bool = False) -> LoopPlan | None:
+        """The cp.async plan of ``loop`` (``staged``: the register-staging plan of
+        :meth:`staged_candidate` loads), or None."""
         body = loop.regions[0].block
-        cands = [c for c in (self.candidate(op, body) for op in body.ops if op.name == "tt.load") if c]
+        pick = self.staged_candidate if staged else self.candidate
+        cands = [c for c in (pick(op, body) for op in body.ops if op.name == "tt.load") if c]
         if not cands:
             return None
         args = body.args
@@ -187,6 +227,9 @@ class SoftwarePipeliner:
         slice_ops: set[Operation] = set()
         s0: set[int] = set()
         ok = True
+        # An index load (conv2d's ``*pdelta``, blocksparse's ``*plut``) may be part of the slice,
+        # evaluated for a later iteration, when nothing in the loop writes global memory.
+        no_global_writes = not any(writes_global(op) for op in loop.walk() if op is not loop)
 
         def visit(v: Value) -> None:
             nonlocal ok
@@ -202,7 +245,7 @@ class SoftwarePipeliner:
                 return
             if op in slice_ops:
                 return
-            if op.regions or not get_opdef(op.name).pure:
+            if op.regions or not (get_opdef(op.name).pure or (op.name == "tt.load" and no_global_writes)):
                 ok = False
                 return
             slice_ops.add(op)
@@ -269,6 +312,66 @@ class SoftwarePipeliner:
             if regs > min(target.max_registers_per_thread, target.registers_per_sm // threads):
                 return None
         return dot, loads[0], loads[1], k_slice
+
+    def rewrite_staged(self, plan: LoopPlan) -> None:
+        """Register staging (the loop has dot-operand loads but none that ``cp.async`` can copy,
+        e.g. conv2d's A in fp16, whose addresses prove no 4-byte runs): each candidate load is
+        issued one trip ahead, at the top of the body, for iteration ``i + 1`` (the address
+        slice, index loads included, cloned with the carried values one trip ahead; every load
+        masked by "iteration ``i + 1`` exists"), and carried to the next trip, where its
+        ``local_alloc`` stores it. The global loads' latency then overlaps a trip's math.
+        Prologue: the loads of iteration 0 and the carried values of iteration 1."""
+        loop = plan.loop
+        body = loop.regions[0].block
+        lb, ub, step = loop.operands[:3]
+        inits = list(loop.operands[3:])
+        pred = loop.attrs.get("predicate", "slt")
+        iv = body.args[0]
+        old_args = list(body.args[1:])
+        yield_op = body.terminator
+        pre = Builder().before(loop)
+        hoisted: dict = {}
+
+        def arg_layout(j: int) -> Layout | None:
+            a = old_args[j]
+            return plan.wants.get(a, a.type.layout) if isinstance(a.type, TileType) else None
+
+        def stage(b: Builder, env: dict, it: Value) -> tuple[list[Value], list[Value]]:
+            valid = b.value("arith.cmpi", [it, ub], I1, {"predicate": pred})
+            cloner = LoopCloner(plan, env, b, pre, hoisted, valid)
+            tiles = [cloner.clone_load(c.load, c.load.result, c.copy_layout) for c in plan.candidates]
+            return tiles, [cloner.get(yield_op.operands[j], arg_layout(j)) for j in plan.s0_args]
+
+        ahead0 = [pre.value("ttg.convert_layout", [inits[j]], inits[j].type.with_layout(arg_layout(j)))
+                  if isinstance(inits[j].type, TileType) and inits[j].type.layout != arg_layout(j) else inits[j]
+                  for j in plan.s0_args]
+        env0 = {iv: lb}
+        env0.update({old_args[j]: a for j, a in zip(plan.s0_args, ahead0)})
+        tiles0, ahead1 = stage(pre, env0, lb)
+
+        n_old = len(old_args)
+        types = [r.type for r in loop.results] + [a.type for a in ahead1] + [t.type for t in tiles0]
+        new_loop = Operation("scf.for", [lb, ub, step] + inits + ahead1 + tiles0, types, dict(loop.attrs),
+                             loc=loop.loc, result_names=[r.name for r in loop.results] + [None] * (len(types) - n_old))
+        loop.parent.insert_before(loop, new_loop)
+        region = loop.regions[0]
+        loop.regions.clear()
+        new_loop.add_region(region)
+        n_ahead = [body.add_argument(a.type) for a in ahead1]
+        cur = [body.add_argument(t.type) for t in tiles0]
+
+        top = Builder().before(body.ops[0])
+        nxt = top.value("arith.addi", [iv, step], iv.type)
+        env = {iv: nxt}
+        env.update({old_args[j]: a for j, a in zip(plan.s0_args, n_ahead)})
+        tiles_next, ahead_next = stage(top, env, nxt)
+        for c, x in zip(plan.candidates, cur):
+            c.load.result.replace_all_uses_with(x)
+            c.load.erase()
+        yield_op.set_operands(list(yield_op.operands) + ahead_next + tiles_next)
+        for k in range(n_old):
+            loop.results[k].replace_all_uses_with(new_loop.results[k])
+        loop.erase()
 
     def wgmma_target(self, plan: LoopPlan) -> Operation | None:
         """The loop's one dot when it can be left running across trips (see
@@ -337,8 +440,8 @@ class SoftwarePipeliner:
             return plan.wants.get(a, a.type.layout)
 
         def issue(b: Builder, env: dict, slot: Value, iter_iv: Value, no_war: bool = False) -> None:
-            cloner = LoopCloner(plan, env, b, pre, hoisted)
             valid = b.value("arith.cmpi", [iter_iv, ub], I1, {"predicate": pred})
+            cloner = LoopCloner(plan, env, b, pre, hoisted, valid)
             for c in plan.candidates:
                 ptr, mask = c.load.get("ptr"), c.load.get("mask")
                 lay = c.copy_layout
@@ -544,6 +647,9 @@ class SoftwarePipeline(Pass):
     #: (fp16 4096^3, benchmarks/RESULTS.md): 128x256x64 s4 628 TFLOP/s with it, 587 without;
     #: 128x256x32 s6 581 with it, 615 without; s8 580 / 611.
     wgmma_second_barrier: str = "auto"
+    #: A loop with dot-operand loads none of which ``cp.async`` can copy stages them through
+    #: registers, one trip ahead (:meth:`SoftwarePipeliner.rewrite_staged`); off: left as it is.
+    register_staging: bool = True
 
     def __post_init__(self) -> None:
         for name in ("slice_prefetch", "wgmma_second_barrier"):
@@ -564,6 +670,14 @@ class SoftwarePipeline(Pass):
                     plan = pipeliner.plan(op)
                     if plan is not None:
                         plans.append(plan)
+                    elif self.register_staging:
+                        plan = pipeliner.plan(op, staged=True)
+                        if plan is not None:
+                            plan.staged = True  # rewritten by rewrite_staged
+                            plans.append(plan)
         for plan in plans:
-            pipeliner.rewrite(plan)
+            if plan.staged:
+                pipeliner.rewrite_staged(plan)
+            else:
+                pipeliner.rewrite(plan)
         return bool(plans)

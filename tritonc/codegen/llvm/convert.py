@@ -1,7 +1,8 @@
 """Moving tile elements between registers and threads: ``ttg.convert_layout``,
-``tt.broadcast``, ``tt.expand_dims``, ``tt.reshape``, ``tt.trans``.
+``tt.broadcast``, ``tt.expand_dims``, ``tt.reshape``, ``tt.trans``, ``tt.extract`` (and
+``tt.stack``, its many-operand inverse, :func:`_stack`).
 
-All five are one operation, a redistribution (:func:`redistribution`): destination register ``r`` of thread ``t``
+All six are one operation, a redistribution (:func:`redistribution`): destination register ``r`` of thread ``t``
 must hold a given source element (for a conversion, the same coordinates; for a broadcast,
 the coordinates with broadcast dimensions set to 0; for ``expand_dims``, the coordinates
 without the new dimension; for ``trans``, permuted coordinates; for ``reshape``, the same
@@ -24,14 +25,14 @@ vectorised shared-memory traffic come later.
 from __future__ import annotations
 
 from tritonc.ir.core import Operation
-from tritonc.ir.distribution import redistribution, register_map
+from tritonc.ir.distribution import Fixed, redistribution, register_map, stack_register_map
 from tritonc.ir.scratch import smem_elem_bytes, through_shared_bytes
 
 from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir
 from .lowering import I32, KernelLowering, const, lowers
 
 
-@lowers("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans")
+@lowers("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.extract")
 def _redistribute(lw: KernelLowering, op: Operation) -> None:
     src, dst, select = redistribution(op)
     regs = lw.get(op.operands[0])
@@ -41,6 +42,49 @@ def _redistribute(lw: KernelLowering, op: Operation) -> None:
         lw.set(op.result, [regs[i] for i in mapping])
     else:
         lw.set(op.result, through_shared(lw, op, regs, src, dst, select))
+
+
+def _select_ir(coords, s):
+    """The source coordinate (an i32 IR value) of ``select`` entry ``s``."""
+    if s is None:
+        return const(I32, 0)
+    if isinstance(s, Fixed):
+        return const(I32, s.index)
+    return coords[s]
+
+
+@lowers("tt.stack")
+def _stack(lw: KernelLowering, op: Operation) -> None:
+    """``tt.stack``: a register renumbering when every destination register takes one operand
+    in every thread (:func:`~tritonc.ir.distribution.stack_register_map`), else through the
+    op's scratch: each operand's canonical registers stored at their row-major index in the
+    result, ``bar.sync``, each destination register loaded."""
+    src, dst, axis = op.operands[0].type, op.result.type, op.attrs["axis"]
+    parts = [lw.get(v) for v in op.operands]
+    mapping = stack_register_map(src, dst, axis)
+    if mapping is not None:
+        lw.set(op.result, [parts[k][r] for k, r in mapping])
+        return
+    sd, dd = lw.dist(src), lw.dist(dst)
+    elem = src.element
+    nbytes = smem_elem_bytes(elem)
+    base = lw.scratch_base(op, through_shared_bytes(dst))
+    b = lw.b
+    canon = canonical_ir(lw, sd)
+    src_coords = coords_ir(lw, sd)
+    for k, regs in enumerate(parts):
+        for r, v in enumerate(regs):
+            coords = list(src_coords[r])
+            coords.insert(axis, const(I32, k))
+            idx = linear_ir(b, coords, dst.shape)
+            with lw.if_then(canon[r]):
+                lw.smem_store(v, elem, lw.scratch_address(base, b.mul(idx, const(I32, nbytes))))
+    lw.barrier()
+    out = []
+    for coords in coords_ir(lw, dd):
+        idx = linear_ir(b, coords, dst.shape)
+        out.append(lw.smem_load(elem, lw.scratch_address(base, b.mul(idx, const(I32, nbytes)))))
+    lw.set(op.result, out)
 
 
 def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_type, select) -> list:
@@ -62,9 +106,9 @@ def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_ty
         if select is None:
             idx = linear_ir(b, coords, dd.shape)
         else:
-            idx = linear_ir(b, [coords[s] if s is not None else const(I32, 0) for s in select], sd.shape)
+            idx = linear_ir(b, [_select_ir(coords, s) for s in select], sd.shape)
         key = (tuple(id(c) for c in coords) if select is None
-               else tuple(id(coords[s]) if s is not None else None for s in select))
+               else tuple(id(coords[s]) if isinstance(s, int) else s for s in select))
         if key not in memo:
             memo[key] = lw.smem_load(elem, lw.scratch_address(base, b.mul(idx, const(I32, nbytes))))
         out.append(memo[key])

@@ -1,0 +1,113 @@
+"""The examples of issue 15 on the GPU, built with no tile -D and launched on their declared
+grids: the batched `@` on tensor cores (mma.sync, and wgmma on Hopper), conv2d (fp16; fp32 with
+--allow-tf32 and in full fp32) and split-K with atomic adds; and blocksparse_matmul (its
+look-up-table loop pipelined; BLOCK and TN given, it declares no grid), against float64 torch
+references at ragged sizes. Skipped without torch and a GPU."""
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no GPU", allow_module_level=True)
+
+from gpu_helpers import launcher  # noqa: E402
+
+from tritonc.driver import Compilation  # noqa: E402
+from tritonc.options import CompileOptions  # noqa: E402
+from tritonc.tools.examples import ROOT  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+_CAP = torch.cuda.get_device_capability()
+NATIVE = f"sm_{_CAP[0]}{_CAP[1]}" if f"sm_{_CAP[0]}{_CAP[1]}" in ("sm_80", "sm_86", "sm_89", "sm_90") else "sm_80"
+ARCHS = [NATIVE] + (["sm_90a"] if _CAP == (9, 0) else [])
+EX = ROOT / "examples"
+
+
+def build(name, arch, **kw):
+    defines = kw.pop("defines", {})
+    return launcher(Compilation(EX / f"{name}.tri", CompileOptions(defines=defines, arch=arch, **kw)))
+
+
+def rel(got, want):
+    assert torch.isfinite(got).all(), "unwritten or non-finite outputs"
+    return ((got.double() - want).norm() / want.norm()).item()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("b, m, n, k", [(3, 100, 70, 50), (5, 33, 64, 17), (4, 128, 128, 256)])
+def test_bmm_tensor_cores(arch, b, m, n, k):
+    mod = build("bmm", arch, defines={"TYPE": "half"})
+    x = torch.randn(b, m, k, device="cuda").half()
+    y = torch.randn(b, k, n, device="cuda").half()
+    c = torch.full((b, m, n), float("nan"), device="cuda").half()
+    mod.bmm(x, y, c, m, n, k, b, x.stride(0), x.stride(1), y.stride(0), y.stride(1), c.stride(0), c.stride(1))
+    torch.cuda.synchronize()
+    assert rel(c, x.double() @ y.double()) < 1e-2
+
+
+def _conv(mod, x, w, stride, pad):
+    n, c, h, wd = x.shape
+    k, _, r, s = w.shape
+    p, q = (h + 2 * pad - r) // stride + 1, (wd + 2 * pad - s) // stride + 1
+    y = torch.full((n, k, p, q), float("nan"), device="cuda", dtype=x.dtype)
+    i = torch.arange(c * r * s, device="cuda")
+    aoff = ((i // (r * s)) * h * wd + (i // s) % r * wd + i % s).to(torch.int32)
+    mod.conv2d(x, w, y, aoff, n * p * q, k, c * r * s, h, wd, r, s, p, q, stride, stride, pad, pad,
+               c * h * wd, wd, c * r * s, k * p * q, p * q, q)
+    torch.cuda.synchronize()
+    return y
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("dtype, tf32, tol", [("half", False, 1e-2), ("float", True, 1e-2), ("float", False, 1e-5)])
+@pytest.mark.parametrize("size, stride, pad", [((2, 5, 13, 11, 19), 1, 1), ((3, 64, 28, 28, 64), 2, 1)])
+def test_conv2d(arch, dtype, tf32, tol, size, stride, pad):
+    mod = build("conv2d", arch, defines={"TYPE": dtype}, allow_tf32=tf32)
+    n, c, h, wd, k = size
+    dt = torch.float16 if dtype == "half" else torch.float32
+    x = torch.randn(n, c, h, wd, device="cuda").to(dt)
+    w = (torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5).to(dt)
+    y = _conv(mod, x, w, stride, pad)
+    want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
+    assert rel(y, want) < tol
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_splitk_atomic(arch):
+    mod = build("splitk_matmul", arch)
+    for m, n, k in [(33, 8, 1000), (1001, 776, 550), (100, 200, 3001)]:
+        a = torch.randn(m, -(-k // 8) * 8, device="cuda").half()[:, :k]
+        b = torch.randn(k, n, device="cuda").half()
+        c = torch.zeros(m, n, device="cuda")
+        mod.splitk_matmul(a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
+        torch.cuda.synchronize()
+        assert rel(c, a.double() @ b.double()) < 1e-2
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_blocksparse_lut_pipelined(arch):
+    block, tn = 32, 64
+    mod = build("blocksparse_matmul", arch, defines={"TYPE": "half", "BLOCK": str(block), "TN": str(tn)},
+                num_stages=3)
+    layout = torch.tensor([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 1, 1], [0, 1, 0, 0]], dtype=torch.bool)
+    rows = layout.shape[0]
+    index = torch.cumsum(layout.flatten().int(), 0).reshape(layout.shape) - 1
+    header, pairs = [], []
+    for i in range(rows):
+        ks = layout[i].nonzero().flatten().tolist()
+        header += [2 * rows + len(pairs), len(ks)]
+        for k in ks:
+            pairs += [int(index[i, k]), k]
+    lut = torch.tensor(header + pairs, dtype=torch.int32, device="cuda")
+    blocks = torch.randn(int(layout.sum()), block, block, device="cuda").half()
+    n = 200
+    b = torch.randn(4 * block, 208, device="cuda").half()
+    c = torch.full((rows * block, 208), float("nan"), device="cuda").half()
+    mod.blocksparse_matmul(blocks, b, c, lut, n, b.stride(0), c.stride(0), grid=(rows, -(-n // tn)))
+    torch.cuda.synchronize()
+    dense = torch.zeros(rows * block, 4 * block, dtype=torch.float64, device="cuda")
+    for j, (i, k) in enumerate(layout.nonzero().tolist()):
+        dense[i * block:(i + 1) * block, k * block:(k + 1) * block] = blocks[j].double()
+    assert rel(c[:, :n], dense @ b[:, :n].double()) < 1e-2
