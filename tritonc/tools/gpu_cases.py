@@ -50,6 +50,9 @@ class Case:
     num_warps: int | None = None
     #: compile with ``--allow-tf32`` (f32 dots on tensor cores with TF32 inputs)
     allow_tf32: bool = False
+    #: ``--hint`` problem sizes for the cost model (``M``, ``N``, ``K`` of the bench size's
+    #: product), as a user compiling for one problem shape would pass them
+    hint: dict[str, int] = field(default_factory=dict)
 
 
 def poison(torch, shape, dtype, guard=64):

@@ -52,11 +52,11 @@ def load_launcher(case: Case, arch: str, outdir: Path, codegen: CodegenOptions |
 
     As the CLI does: ``-D`` / ``--tune`` from the case, ``--num-warps`` only when the case names
     it (else ``auto``), ``--num-stages auto``, specialisation on, ``--allow-tf32`` when the case
-    asks for it (``allow_tf32``); ``codegen``: the code generator's switches (default the
+    asks for it (``allow_tf32``), ``--hint`` with the case's problem sizes (``hint``); ``codegen``: the code generator's switches (default the
     defaults)."""
     options = CompileOptions(defines=dict(case.defines), tune=dict(case.tune), arch=arch, num_warps=case.num_warps,
                              specialize=True, codegen=codegen or CodegenOptions(),
-                             allow_tf32=getattr(case, "allow_tf32", False))
+                             allow_tf32=getattr(case, "allow_tf32", False), hint=dict(getattr(case, "hint", {})))
     comp = Compilation(by_name(case.example).path, options)
     t0 = time.perf_counter()
     text = comp.python_module
