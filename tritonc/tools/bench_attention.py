@@ -40,16 +40,20 @@ class AttentionConfig:
 
 
 #: (D, causal) -> the configuration of the table row.
+#: Measured on an H100 (benchmarks/RESULTS.md, 2026-11-24, ``--experiments``): D=64 is fastest
+#: at BM=128 BN=64 w8 s3 (2.12 ms; w4 s2 2.72, BN=128 2.33, BM=64 2.20), D=128 at BM=128
+#: BN=128 w8 s2 (3.47 ms against 3.79 for BN=64).
 CONFIGS = {
     (64, False): AttentionConfig(128, 64, 8, 3),
     (64, True): AttentionConfig(128, 64, 8, 3),
-    (128, False): AttentionConfig(128, 64, 8, 2),
-    (128, True): AttentionConfig(128, 64, 8, 2),
+    (128, False): AttentionConfig(128, 128, 8, 2),
+    (128, True): AttentionConfig(128, 128, 8, 2),
 }
 
 #: Other configurations timed with ``--experiments``.
 EXPERIMENT_CONFIGS = [
     AttentionConfig(128, 64, 4, 2),
+    AttentionConfig(128, 64, 8, 2),
     AttentionConfig(128, 128, 8, 2),
     AttentionConfig(64, 64, 4, 3),
     AttentionConfig(128, 32, 4, 3),
