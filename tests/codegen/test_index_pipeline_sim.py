@@ -61,7 +61,7 @@ def test_blocksparse_lut_loop_is_pipelined(block, tn, stages, arch):
     B[:, :N] = rng.standard_normal((3 * block, N))
     lut = make_lut(layout)
     grid = (layout.shape[0], -(-N // tn))
-    args = lambda C: [blocks, B, C, lut, N, B.shape[1], C.shape[1]]  # noqa: E731
+    args = lambda C: [blocks, B, C, lut, N, B.shape[1], C.shape[1], 4 * block]  # noqa: E731
     C_sim = np.full((4 * block, B.shape[1]), np.nan, np.float16)
     run_kernel(module, "blocksparse_matmul", grid, args(C_sim), arch=arch)
     C_int = np.full_like(C_sim, np.nan)

@@ -33,7 +33,7 @@ def blocksparse(layout, blocks, B, N, type_name="float"):
     rows = layout.shape[0]
     C = poisoned((rows * BLOCK, round_up(N, 8)), B.dtype)
     run("blocksparse_matmul", "blocksparse_matmul", (rows, cdiv(N, TN)), blocks, B, C, make_lut(layout),
-        N, B.shape[1], C.shape[1], defines={"TYPE": type_name, "BLOCK": str(BLOCK), "TN": str(TN)})
+        N, B.shape[1], C.shape[1], rows * BLOCK, defines={"TYPE": type_name, "BLOCK": str(BLOCK), "TN": str(TN)})
     assert np.isnan(C[:, N:]).all(), "wrote outside C"
     return C[:, :N]
 

@@ -105,7 +105,7 @@ def test_blocksparse_lut_pipelined(arch):
     n = 200
     b = torch.randn(4 * block, 208, device="cuda").half()
     c = torch.full((rows * block, 208), float("nan"), device="cuda").half()
-    mod.blocksparse_matmul(blocks, b, c, lut, n, b.stride(0), c.stride(0), grid=(rows, -(-n // tn)))
+    mod.blocksparse_matmul(blocks, b, c, lut, n, b.stride(0), c.stride(0), rows * block, grid=(rows, -(-n // tn)))
     torch.cuda.synchronize()
     dense = torch.zeros(rows * block, 4 * block, dtype=torch.float64, device="cuda")
     for j, (i, k) in enumerate(layout.nonzero().tolist()):

@@ -431,7 +431,7 @@ def _splitk_matmul_case() -> Case:
 
 
 def _blocksparse_matmul_case() -> Case:
-    BLOCK, TN, DENSITY = 32, 64, 0.25
+    BLOCK, DENSITY = 32, 0.25  # BLOCK: the data format (the blocks' size); TN: the cost model's
 
     def inputs(torch, size):
         mb, kb, n = size  # n a multiple of 8 (ldb, ldc __multipleof(8))
@@ -459,15 +459,14 @@ def _blocksparse_matmul_case() -> Case:
         b, c = t["b"], t["c"]
         n = b.shape[1]
         if which == "tritonc":
-            mod.blocksparse_matmul(t["blocks"], b, c, t["lut"], n, b.stride(0), c.stride(0),
-                                   grid=(c.shape[0] // BLOCK, cdiv(n, TN)))
+            mod.blocksparse_matmul(t["blocks"], b, c, t["lut"], n, b.stride(0), c.stride(0), c.shape[0])
         elif which == "torch":  # the dense product of the densified A
             torch.matmul(t["dense"], b, out=c)
         else:
             _no_triton("blocksparse_matmul")
         return [c]
 
-    return Case("blocksparse_matmul", "blocksparse_matmul", {"TYPE": "half", "BLOCK": str(BLOCK), "TN": str(TN)},
+    return Case("blocksparse_matmul", "blocksparse_matmul", {"TYPE": "half", "BLOCK": str(BLOCK)},
                 [(2, 3, 40), (10, 12, 1000), (33, 17, 136)], (128, 128, 4096), inputs, run,
                 lambda torch, t: [t["dense"].double() @ t["b"].double()],
                 lambda s: (2 * (DENSITY * s[0] * s[1] * BLOCK * BLOCK + s[1] * BLOCK * s[2] + s[0] * BLOCK * s[2]),
