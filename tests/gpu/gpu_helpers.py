@@ -35,10 +35,15 @@ def gpu_arch() -> str | None:
         return None
 
 
+def module_from_source(text: str, prefix: str = "gpu_test_launcher"):
+    """``text`` (a generated Python launcher module's source) executed as a fresh module."""
+    name = f"{prefix}_{next(_count)}"
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
+    exec(compile(text, name, "exec"), module.__dict__)
+    return module
+
+
 def launcher(comp):
     """The generated Python module of ``comp`` (a :class:`~tritonc.driver.Compilation`),
     executed as a fresh module."""
-    name = f"gpu_test_launcher_{next(_count)}"
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
-    exec(compile(comp.python_module, name, "exec"), module.__dict__)
-    return module
+    return module_from_source(comp.python_module)

@@ -5,8 +5,6 @@ runs through the driver's JIT of its PTX. Skipped without an NVIDIA GPU, torch a
 (the header test also needs cc, cuda.h and libcuda)."""
 from __future__ import annotations
 
-import importlib.util
-import itertools
 import os
 import shutil
 import subprocess
@@ -18,19 +16,18 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.core")
 
 from tritonc.codegen.fatbin import parse_fatbin  # noqa: E402
+from gpu_helpers import gpu_arch, module_from_source  # noqa: E402  (tests/gpu is on sys.path)
 from tritonc.driver import Compilation  # noqa: E402
 from tritonc.launcher.c_header import find_cuda_include  # noqa: E402
 from tritonc.multiarch import FatbinBuild  # noqa: E402
 from tritonc.options import ARCHS, CompileOptions  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-GPU_ARCH = (f"sm_{''.join(map(str, torch.cuda.get_device_capability(0)))}"
-            if torch.cuda.is_available() else None)
+GPU_ARCH = gpu_arch()
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(GPU_ARCH is None or GPU_ARCH not in ARCHS, reason="needs an NVIDIA GPU tritonc targets"),
 ]
-_count = itertools.count()
 
 
 def _archs_with_gpu() -> tuple[str, ...]:
@@ -46,13 +43,7 @@ def _build(archs) -> FatbinBuild:
 
 
 def _module(tmp_path, build: FatbinBuild):
-    name = f"fatbin_launcher_{next(_count)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(build.emit("py"))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from_source(build.emit("py"), "fatbin_launcher")
 
 
 def _check_module(module) -> None:

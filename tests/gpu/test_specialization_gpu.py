@@ -4,8 +4,6 @@ take the variant, odd offsets and sizes the generic kernel, and both give torch'
 Skipped without an NVIDIA GPU, torch and cuda.core."""
 from __future__ import annotations
 
-import importlib.util
-import itertools
 from pathlib import Path
 
 import pytest
@@ -13,27 +11,21 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.core")
 
+from gpu_helpers import gpu_arch, module_from_source  # noqa: E402  (tests/gpu is on sys.path)
 from tritonc.driver import Compilation  # noqa: E402
 from tritonc.options import ARCHS, CompileOptions  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-GPU_ARCH = (f"sm_{''.join(map(str, torch.cuda.get_device_capability(0)))}"
-            if torch.cuda.is_available() else None)
+GPU_ARCH = gpu_arch()
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(GPU_ARCH is None or GPU_ARCH not in ARCHS, reason="needs an NVIDIA GPU tritonc targets"),
 ]
-_count = itertools.count()
 
 
 def launcher(tmp_path, example: str):
     comp = Compilation(EXAMPLES / f"{example}.tri", CompileOptions(defines={"BLOCK": "1024"}, arch=GPU_ARCH))
-    name = f"spec_launcher_{next(_count)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(comp.python_module)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = module_from_source(comp.python_module, "spec_launcher")
     assert module.metadata[example]["variants"][0]["name"] == f"{example}__spec16"
     return module
 
@@ -78,12 +70,7 @@ def test_copy3d_unit_strides_take_the_eq1_variants(tmp_path):
     a non-unit innermost stride the generic kernel. All agree with torch."""
     comp = Compilation(EXAMPLES / "permute.tri", CompileOptions(
         kernel="copy3d", defines={"TYPE": "float", "T0": "8", "T1": "16", "T2": "16"}, arch=GPU_ARCH))
-    name = f"spec_launcher_{next(_count)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(comp.python_module)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = module_from_source(comp.python_module, "spec_launcher")
     assert [v["name"] for v in module.metadata["copy3d"]["variants"]] == [
         "copy3d__spec_s1_d16", "copy3d__spec_s1", "copy3d__spec16"]
     cases = ((torch.randn(16, 32, 64, device="cuda"), "copy3d__spec_s1_d16"),

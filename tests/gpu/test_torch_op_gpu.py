@@ -5,7 +5,6 @@ torch's results. Skipped without an NVIDIA GPU, torch and cuda.core."""
 from __future__ import annotations
 
 import importlib.util
-import itertools
 from pathlib import Path
 
 import pytest
@@ -13,27 +12,22 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("cuda.core")
 
+from gpu_helpers import gpu_arch, module_from_source  # noqa: E402  (tests/gpu is on sys.path)
 from tritonc.driver import Compilation  # noqa: E402
 from tritonc.options import ARCHS, CompileOptions  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-GPU_ARCH = (f"sm_{''.join(map(str, torch.cuda.get_device_capability(0)))}"
-            if torch.cuda.is_available() else None)
+GPU_ARCH = gpu_arch()
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(GPU_ARCH is None or GPU_ARCH not in ARCHS, reason="needs an NVIDIA GPU tritonc targets"),
 ]
-_count = itertools.count()
 
 
 @pytest.fixture(scope="module")
 def vector_add_op(tmp_path_factory):
     comp = Compilation(EXAMPLES / "vector_add.tri", CompileOptions(defines={"BLOCK": "1024"}, arch=GPU_ARCH))
-    path = tmp_path_factory.mktemp("torch_op") / "va_torch_op.py"
-    path.write_text(comp.python_module)
-    spec = importlib.util.spec_from_file_location("va_torch_op", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = module_from_source(comp.python_module, "va_torch_op")
     return module.register_torch_op(namespace="tritonc_gpu_test")["vector_add"]
 
 
