@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_helpers import gpu_arch  # tests/gpu is on sys.path
-from test_launchers_gpu import CC, CUDA_INCLUDE, _libcuda_link_args
+from test_launchers_gpu import CC, CUDA_INCLUDE, compile_and_run
 from tritonc.driver import Compilation
 from tritonc.options import CompileOptions
 from tritonc.tools.examples import EXAMPLES_DIR
@@ -73,23 +73,9 @@ int main(void)
 
 
 def test_eight_threads_load_and_launch_at_once(tmp_path):
-    import os
-    import subprocess
-
     comp = Compilation(EXAMPLES_DIR / "vector_add.tri", CompileOptions(arch=ARCH, specialize=True))
     (tmp_path / "vector_add.h").write_text(comp.header)
     (tmp_path / "driver.c").write_text(DRIVER)
-    link = _libcuda_link_args()
-    if not link:
-        pytest.skip("libcuda not found for linking")
-    exe = tmp_path / "prog"
-    cmd = [CC, "-std=c11", "-pthread", "-Wall", "-Werror", "-I", CUDA_INCLUDE, "-I", str(tmp_path),
-           str(tmp_path / "driver.c"), "-o", str(exe), *link]
-    build = subprocess.run(cmd, capture_output=True, text=True)
-    assert build.returncode == 0, f"{' '.join(cmd)}\n{build.stderr}"
-    env = dict(os.environ)
-    if link[0].startswith("/"):
-        env["LD_LIBRARY_PATH"] = os.path.dirname(link[0]) + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    run = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
-    assert run.returncode == 0 and run.stdout.strip().endswith("PASS"), run.stdout + run.stderr
-    assert run.stdout.count(": 0\n") == 8
+    out = compile_and_run(tmp_path, [tmp_path / "driver.c"], flags=("-std=c11", "-pthread"))
+    assert out.strip().endswith("PASS"), out
+    assert out.count(": 0\n") == 8

@@ -205,12 +205,14 @@ CUDA_INCLUDE = find_cuda_include()
 needs_cc = pytest.mark.skipif(CC is None or CUDA_INCLUDE is None, reason="needs cc and cuda.h")
 
 
-def compile_and_run(tmp_path, sources: list[Path]) -> str:
+def compile_and_run(tmp_path, sources: list[Path], flags: tuple[str, ...] = ("-std=c99",)) -> str:
+    """Build ``sources`` with cc (``flags`` first, then warnings as errors) against libcuda and
+    the headers in ``tmp_path``, run the program, and return what it printed (exit 0 asserted)."""
     link = _libcuda_link_args()
     if not link:
         pytest.skip("libcuda not found for linking")
     exe = tmp_path / "prog"
-    cmd = [CC, "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", CUDA_INCLUDE, "-I", str(tmp_path),
+    cmd = [CC, *flags, "-Wall", "-Wextra", "-Werror", "-I", CUDA_INCLUDE, "-I", str(tmp_path),
            *map(str, sources), "-o", str(exe), *link]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"

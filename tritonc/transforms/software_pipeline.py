@@ -149,7 +149,11 @@ class SoftwarePipeliner:
         self.options = options
 
     # -- analysis ----------------------------------------------------------------------------
-    def candidate(self, load: Operation, body: Block) -> Candidate | None:
+    @staticmethod
+    def operand_chain(load: Operation, body: Block) -> tuple[Operation | None, Operation] | None:
+        """``(tt.trans or None, ttg.local_alloc)`` when ``load`` feeds a dot operand through
+        ``tt.load -> [tt.trans ->] ttg.local_alloc -> ttg.local_load`` inside ``body`` (its
+        only use each step), else None: the loads the pipeliner may move ahead."""
         res = load.result
         if not isinstance(res.type, TileType) or len(res.uses) != 1:
             return None
@@ -161,6 +165,13 @@ class SoftwarePipeliner:
             return None
         if not user.result.uses or any(u.name != "ttg.local_load" for u, _ in user.result.uses):
             return None
+        return trans, user
+
+    def candidate(self, load: Operation, body: Block) -> Candidate | None:
+        chain = self.operand_chain(load, body)
+        if chain is None:
+            return None
+        trans, user = chain
         ptr, mask, other = load.get("ptr"), load.get("mask"), load.get("other")
         if other is not None and not is_zero_constant(other):
             return None
@@ -199,16 +210,10 @@ class SoftwarePipeliner:
         that ``cp.async`` cannot copy, staged through registers instead: loaded one trip ahead
         in its own layout (see :meth:`rewrite_staged`)."""
         res = load.result
-        if not isinstance(res.type, TileType) or res.type.layout is None or len(res.uses) != 1:
+        chain = self.operand_chain(load, body)
+        if chain is None or res.type.layout is None:
             return None
-        user = res.uses[0][0]
-        trans = None
-        if user.name == "tt.trans" and user.parent is body and len(user.result.uses) == 1:
-            trans, user = user, user.result.uses[0][0]
-        if user.name != "ttg.local_alloc" or user.parent is not body:
-            return None
-        if not user.result.uses or any(u.name != "ttg.local_load" for u, _ in user.result.uses):
-            return None
+        trans, user = chain
         if load.get("other") is not None and load.get("mask") is None:
             return None
         return Candidate(load, user, trans, (), 0, None, res.type.layout)
