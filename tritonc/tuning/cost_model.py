@@ -375,10 +375,12 @@ def estimate(tiles: list[DotTile], config: Config, gpu: GpuModel, problem: dict[
 #: 2.33 ms.
 CHAIN_HIDING_WARPS = 16
 
-#: Deepest pipeline the chained ranking prefers: 3 stages leave the last dot running one trip
-#: with the copies one trip ahead, 4 two trips ahead (``software-pipeline``); deeper only costs
-#: shared memory.
-CHAIN_STAGES = 4
+#: Chained loops take the fewest stages (2: the copies one trip ahead). Deeper pipelines leave
+#: the last dot running into the next trip (``software-pipeline``, 3 stages: copies still one
+#: trip ahead, 4: two), which measured no faster on an H100 (attention, 2026-11-27: D=64 3
+#: stages 1.94 ms, 4 stages 2.03 ms; D=128 BN=128 2 stages 3.27 ms, 3 stages 3.60 ms) and pins
+#: the running dot's A registers (``p``) until the next trip's wait.
+CHAIN_MIN_STAGES = 2
 
 #: Registers per thread a chained loop needs besides its tiles (addresses, masks, row
 #: statistics, loop counters): ptxas gave attention (BM=128, BN=D=64, 8 warps: 64 words of
@@ -387,7 +389,7 @@ CHAIN_OTHER_REGISTERS = 40
 
 CHAINED_NOTE = ("chained dots (two or more in one loop body): ranked by resident warps per SM (their registers: "
                 "every accumulator of the body and the next dots' A fragments), then score-tile elements per "
-                "trip, then pipeline depth")
+                "trip, then the fewest stages")
 
 
 @dataclass(frozen=True)
@@ -403,8 +405,7 @@ class ChainedEstimate(Estimate):
     @property
     def key(self) -> tuple:
         warps = self.ctas_per_sm * self.config.num_warps
-        return (-min(warps, CHAIN_HIDING_WARPS), -self.trip_elements, -min(self.config.num_stages, CHAIN_STAGES),
-                self.config.num_stages)
+        return (-min(warps, CHAIN_HIDING_WARPS), -self.trip_elements, abs(self.config.num_stages - CHAIN_MIN_STAGES))
 
     @property
     def cycles(self) -> float:
@@ -431,12 +432,14 @@ def estimate_chained(tiles: list[DotTile], config: Config, gpu: GpuModel) -> Cha
     only by switching between the warps of other warp groups and CTAs: the configurations are
     ranked by resident warps per SM (up to :data:`CHAIN_HIDING_WARPS`), then by score-tile
     elements per trip (each trip pays a barrier, a copy wait and the dots' latency), then by
-    pipeline depth (up to :data:`CHAIN_STAGES`); ties keep the source's order.
+    pipeline depth (the fewest stages, :data:`CHAIN_MIN_STAGES`); ties keep the source's order.
 
     Resident warps come from the registers and shared memory of the body with the most:
     registers per thread are every accumulator of the body (all live across the softmax) plus
     the A operand of each dot after the first (``p``, in registers; PTX ISA 9.7.15.5.2 for
-    wgmma) plus :data:`CHAIN_OTHER_REGISTERS`; shared memory is ``num_stages`` copies of every
+    wgmma), counted twice from 3 stages on, where the last dot runs into the next trip and its
+    A registers may not be written before its wait (PTX ISA 9.7.15.6.2, ``wgmma.wait_group``),
+    plus :data:`CHAIN_OTHER_REGISTERS`; shared memory is ``num_stages`` copies of every
     dot's B operand plus the first dot's A (``q``, loaded once). Rejected: an accumulator over
     128 registers per thread on wgmma, over 255 registers (it would spill), shared memory over
     the per-CTA limit, a dot wgmma cannot run at these warps on a wgmma target (its 64-row warp
@@ -461,7 +464,9 @@ def estimate_chained(tiles: list[DotTile], config: Config, gpu: GpuModel) -> Cha
             if wgmma and acc > 128:
                 return ChainedEstimate(config, reason=(f"the {t.m}x{t.n} accumulator needs {acc} registers per "
                                                        f"thread at {W} warps (wgmma: at most 128)"))
-            regs += acc + (math.ceil(t.m * t.k * t.a_bytes / 4 / threads) if i else 0)
+            a_regs = math.ceil(t.m * t.k * t.a_bytes / 4 / threads) if i else 0
+            running = i == len(body) - 1 and S >= 3 and gpu.arch in WGMMA_ARCHS
+            regs += acc + a_regs * (2 if running else 1)
             shared += max(S, 1) * t.k * t.n * t.b_bytes
         if worst is None or (regs, shared) > worst[:2]:
             worst = (regs, shared, body)
