@@ -377,9 +377,10 @@ CHAIN_HIDING_WARPS = 16
 
 #: Chained loops take the fewest stages (2: the copies one trip ahead). Deeper pipelines leave
 #: the last dot running into the next trip (``software-pipeline``, 3 stages: copies still one
-#: trip ahead, 4: two), which measured no faster on an H100 (attention, 2026-11-27: D=64 3
-#: stages 1.94 ms, 4 stages 2.03 ms; D=128 BN=128 2 stages 3.27 ms, 3 stages 3.60 ms) and pins
-#: the running dot's A registers (``p``) until the next trip's wait.
+#: trip ahead, 4: two) and pin its A registers (``p``) until the next trip's wait. Measured on
+#: an H100 (attention, 2026-11-27, one run each): D=64 2 stages 2.02 ms, 3 stages 1.97 ms (the
+#: model's one miss: 2.5% slower), 4 stages 2.03 ms (another run: 3 stages 1.94, 4 stages
+#: 2.03); D=128 BN=128 2 stages 3.27 ms, 3 stages 3.60 ms (255 registers and a spill).
 CHAIN_MIN_STAGES = 2
 
 #: Registers per thread a chained loop needs besides its tiles (addresses, masks, row
