@@ -200,28 +200,31 @@ CHECK: tt.dot {{.*}} pending = 1
 
 
 def test_attention_example_leaves_p_v_running(tmp_path):
-    comp = Compilation(EXAMPLE, CompileOptions(arch="sm_90a", num_warps=8, num_stages=4))
+    comp = Compilation(EXAMPLE, CompileOptions(arch="sm_90a", num_warps=8, num_stages=4,
+                                               defines={"BM": "128", "BN": "64"}))
     filecheck(print_module(comp.ttgir), EXAMPLE_LOOP_CHECKS, tmp_path)
     for loop in (op for op in comp.ttgir.walk() if op.name == "scf.for"):
         assert sum(op.name == "gpu.barrier" for op in loop.walk()) == 1
 
 
-@pytest.mark.parametrize("defines, num_stages", [({}, 4), ({"CAUSAL": "1"}, 3), ({"D": "128", "BN": "128"}, 2)])
+@pytest.mark.parametrize("defines, num_stages", [({"BN": "64"}, 4), ({"CAUSAL": "1", "BN": "64"}, 3),
+                                                 ({"D": "128", "BN": "128"}, 2)])
 def test_attention_example_assembles_without_wgmma_serialisation(defines, num_stages):
     """ptxas neither serialises the wgmma (C7519: a conversion of p between two register-A
     wgmma) nor spills; the chained-dot occupancy hint bounds D = 64 at 128 registers."""
     from tritonc.codegen.cubin import assemble_ptx
     from tritonc.codegen.target import Target
-    comp = Compilation(EXAMPLE, CompileOptions(arch="sm_90a", num_warps=8, num_stages=num_stages, defines=defines))
+    comp = Compilation(EXAMPLE, CompileOptions(arch="sm_90a", num_warps=8, num_stages=num_stages,
+                                               defines={"BM": "128", **defines}))
     out = assemble_ptx(comp.ptx, Target("sm_90a"))
     res = out.resources["attention"]
     assert not res.spills and res.stack_bytes == 0, res
     assert not [w for w in out.warnings if "wgmma" in w or "GMMA" in w], out.warnings
-    if "D" not in defines:
+    if "D" not in defines:  # D = 64
         assert ".minnctapersm 2" in comp.ptx and res.registers <= 128, res
 
 
-@pytest.mark.parametrize("defines, num_stages", [({}, 4), ({"CAUSAL": "1"}, 3)])
+@pytest.mark.parametrize("defines, num_stages", [({"BN": "64"}, 4), ({"CAUSAL": "1", "BN": "64"}, 3)])
 def test_attention_example_running_p_v_simulated(defines, num_stages):
     """The loop with p @ v left running (3 and 4 stages, 8 warps: two warp groups) in the SIMT
     simulator against the interpreter, at ragged sequence lengths (whole blocks and a tail)."""
