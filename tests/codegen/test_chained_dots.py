@@ -168,3 +168,76 @@ def test_attention_example_simulated_matches_interpreter(arch, num_warps, define
     run_function(comp.ttir, "attention", grid, [q, k, v, want, np.float32(d ** -0.5), S, BH])
     assert not np.isnan(got.astype(np.float32)).any()
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), atol=2e-2, rtol=2e-2)
+
+
+# examples/attention.tri on sm_90a, 8 warps, 4 stages: the unmasked loop (whole key blocks, no
+# select) leaves p @ v running into the next trip (`pending = 1`); it is waited for
+# (`wgmma_wait {num = 0}`) after the next trip's q @ k, right before `acc * alpha`, and after
+# the loop. The copies go out after p @ v into the slot of two trips before (`no_war`: one
+# barrier a trip), two trips ahead (two prologue groups, `async_wait {num = 1}`).
+EXAMPLE_LOOP_CHECKS = """
+CHECK-COUNT-2: ttg.async_commit_group
+CHECK: scf.for
+CHECK-NEXT: ^(
+CHECK-NEXT: ttg.async_wait {{.*}} {num = 1}
+CHECK-NEXT: gpu.barrier
+CHECK-NOT: arith.select
+CHECK: %s = tt.dot {{.*}} {input_precision = "ieee"} :
+CHECK-NOT: arith.select
+CHECK: %[[W:.*]] = ttg.wgmma_wait %acc_1 {num = 0}
+CHECK-NEXT: arith.mulf %[[W]],
+CHECK-NOT: gpu.barrier
+CHECK: %acc_2 = tt.dot {{.*}} {input_precision = "ieee", pending = 1}
+CHECK-NOT: gpu.barrier
+CHECK: ttg.async_copy_global_to_local {{.*}} no_war
+CHECK: scf.yield %m_new, %l_i_2, %acc_2,
+CHECK-NEXT: }
+CHECK-NEXT: ttg.wgmma_wait {{.*}} {num = 0}
+CHECK: scf.for
+CHECK: arith.select
+CHECK: tt.dot {{.*}} pending = 1
+"""
+
+
+def test_attention_example_leaves_p_v_running(tmp_path):
+    comp = Compilation(EXAMPLE, CompileOptions(arch="sm_90a", num_warps=8, num_stages=4,
+                                               defines={"BM": "128", "BN": "64"}))
+    filecheck(print_module(comp.ttgir), EXAMPLE_LOOP_CHECKS, tmp_path)
+    for loop in (op for op in comp.ttgir.walk() if op.name == "scf.for"):
+        assert sum(op.name == "gpu.barrier" for op in loop.walk()) == 1
+
+
+@pytest.mark.parametrize("defines, num_stages", [({"BN": "64"}, 4), ({"CAUSAL": "1", "BN": "64"}, 3),
+                                                 ({"D": "128", "BN": "128"}, 2)])
+def test_attention_example_assembles_without_wgmma_serialisation(defines, num_stages):
+    """ptxas neither serialises the wgmma (C7519: a conversion of p between two register-A
+    wgmma) nor spills; the chained-dot occupancy hint bounds D = 64 at 128 registers."""
+    from tritonc.codegen.cubin import assemble_ptx
+    from tritonc.codegen.target import Target
+    comp = Compilation(EXAMPLE, CompileOptions(arch="sm_90a", num_warps=8, num_stages=num_stages,
+                                               defines={"BM": "128", **defines}))
+    out = assemble_ptx(comp.ptx, Target("sm_90a"))
+    res = out.resources["attention"]
+    assert not res.spills and res.stack_bytes == 0, res
+    assert not [w for w in out.warnings if "wgmma" in w or "GMMA" in w], out.warnings
+    if "D" not in defines:  # D = 64
+        assert ".minnctapersm 2" in comp.ptx and res.registers <= 128, res
+
+
+@pytest.mark.parametrize("defines, num_stages", [({"BN": "64"}, 4), ({"CAUSAL": "1", "BN": "64"}, 3)])
+def test_attention_example_running_p_v_simulated(defines, num_stages):
+    """The loop with p @ v left running (3 and 4 stages, 8 warps: two warp groups) in the SIMT
+    simulator against the interpreter, at ragged sequence lengths (whole blocks and a tail)."""
+    S, BH, d, bm = 150, 1, 64, 128
+    defines = {"BM": str(bm), **defines}
+    comp = Compilation(EXAMPLE, CompileOptions(arch="sm_90a", num_warps=8, num_stages=num_stages, defines=defines))
+    assert any(op.attrs.get("pending") for op in comp.ttgir.walk() if op.name == "tt.dot")
+    rng = np.random.default_rng(num_stages)
+    q, k, v = (rng.standard_normal((BH, S, d)).astype(np.float16) for _ in range(3))
+    grid = ((S + bm - 1) // bm, BH)
+    got = np.full((BH, S, d), np.nan, np.float16)
+    run_kernel(comp.ttgir, "attention", grid, [q, k, v, got, np.float32(d ** -0.5), S, BH], arch="sm_90a")
+    want = np.full((BH, S, d), np.nan, np.float16)
+    run_function(comp.ttir, "attention", grid, [q, k, v, want, np.float32(d ** -0.5), S, BH])
+    assert not np.isnan(got.astype(np.float32)).any()
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), atol=2e-2, rtol=2e-2)

@@ -3,6 +3,7 @@
 The sm_90a facts it must reproduce were measured on an H200 at 4096^3 fp16 (issue 13):
 64x64x32 w4 s3 = 0.46x cuBLAS, 128x128x64 w4 s3 = 0.73x, 128x256x64 w8 s4 = 0.94x.
 """
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,56 @@ def test_memory_bound_examples_default_build(name, want):
     interpreter checks in tests/examples launch the no-option builds on grids of these)."""
     comp = Compilation(ROOT / "examples" / f"{name}.tri", CompileOptions(arch="sm_90a"))
     assert comp.tunables == want
+
+
+# ----------------------------------------------------------------------------- chained dots
+
+ATTENTION = ROOT / "examples" / "attention.tri"
+
+
+def chained(m, n, d, chain=1, warps=(4, 8)):
+    """Attention's two dots: ``[m, d] @ [d, n]`` (the score tile) and ``[m, n] @ [n, d]``."""
+    return [dataclasses.replace(tile(m, n, d, warps=warps), chain=chain),
+            dataclasses.replace(tile(m, d, n, warps=warps), chain=chain)]
+
+
+@pytest.mark.parametrize("defines, want", [({}, (128, 64, 8, 2)), ({"CAUSAL": "1"}, (128, 64, 8, 2)),
+                                           ({"D": "128"}, (128, 128, 8, 2))])
+def test_attention_default_build_is_chosen_by_the_chained_model(defines, want):
+    comp = Compilation(ATTENTION, CompileOptions(arch="sm_90a", defines=defines))
+    comp._frontend
+    assert (comp.tunables["BM"], comp.tunables["BN"], comp.num_warps, comp.num_stages) == want
+
+
+def test_chained_registers_count_both_accumulators_and_p():
+    gpu = cm.GPU_MODELS["sm_90a"]
+    # BM=128 BN=D=64: 8 warps hold 32 + 32 accumulator words and 16 of p per thread: two CTAs
+    # (16 warps); 4 warps twice as many (one warp group, two row repetitions): two CTAs of 4.
+    e8 = cm.estimate_chained(chained(128, 64, 64), cm.Config((), 8, 2), gpu)
+    e4 = cm.estimate_chained(chained(128, 64, 64), cm.Config((), 4, 2), gpu)
+    assert e8.registers == 32 + 32 + 16 + cm.CHAIN_OTHER_REGISTERS and e8.ctas_per_sm == 2
+    assert e4.registers == 64 + 64 + 32 + cm.CHAIN_OTHER_REGISTERS and e4.ctas_per_sm * 4 == 8
+    assert e8.key < e4.key  # more resident warps first
+    # q once, B of both dots per stage
+    assert e8.shared_bytes == 128 * 64 * 2 + 2 * (64 * 64 * 2 + 64 * 64 * 2)
+    # from 3 stages p @ v runs into the next trip: p's registers stay pinned until its wait
+    e3 = cm.estimate_chained(chained(128, 64, 64), cm.Config((), 8, 3), gpu)
+    assert e3.registers == e8.registers + 16 and e3.ctas_per_sm == 1
+
+
+def test_chained_ranking_warps_then_trip_size_then_stages():
+    gpu = cm.GPU_MODELS["sm_90a"]
+    space = [(cm.Config((("BN", bn),), w, s), chained(128, bn, 64)) for bn in (128, 64) for w in (4, 8) for s in (2, 3, 4, 5)]
+    choice = cm.choose(space, "sm_90a")
+    assert choice.config == cm.Config((("BN", 64),), 8, 2)
+    assert choice.note == cm.CHAINED_NOTE and "warps/SM" in choice.explain()
+    # D = 128: one CTA of 8 warps at either BN; the larger trip wins
+    space = [(cm.Config((("BN", bn),), 8, s), chained(128, bn, 128)) for bn in (64, 128) for s in (2, 3)]
+    assert cm.choose(space, "sm_90a").config == cm.Config((("BN", 128),), 8, 2)
+
+
+def test_chained_rejections():
+    gpu = cm.GPU_MODELS["sm_90a"]
+    assert "wgmma" in cm.estimate_chained(chained(64, 64, 64), cm.Config((), 8, 3), gpu).reason  # 64 rows, 2 groups
+    assert "shared memory" in cm.estimate_chained(chained(128, 128, 128), cm.Config((), 8, 4), gpu).reason
+    assert "registers" in cm.estimate_chained(chained(128, 256, 128, warps=(8,)), cm.Config((), 8, 2), gpu).reason

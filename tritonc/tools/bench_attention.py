@@ -8,14 +8,16 @@ few configurations by ``triton.autotune``), in the same run. TFLOP/s count ``4 B
 (two products of ``2 S^2 D``), half of it causal. The check compares with a float32 softmax
 reference computed a few heads at a time (max error over the output's largest magnitude).
 
-:data:`CONFIGS` holds the meta-parameters of each row (``BM``, ``BN``, warps, stages),
-fixed, not the cost model's (which is made for matmuls); ``--experiments`` adds rows with
-other configurations (:data:`EXPERIMENT_CONFIGS`) to see which is best on the GPU at hand,
-and the table's configurations with ``-fexp-uncorrected`` (``exp`` as Triton computes it, the
-argument's subtraction folded into the ``fma`` before ``ex2.approx``).
+The table rows measure the default build: ``BM``, ``BN``, warps and stages are the cost
+model's choice (``tuning/cost_model.estimate_chained``; the row's warps column and the line
+on stderr say what it chose); ``--experiments`` adds rows with fixed configurations
+(:data:`EXPERIMENT_CONFIGS`) to see which is best on the GPU at hand,
+and the default builds with ``-fexp-uncorrected`` (``exp`` as Triton computes it: ``ex2.approx``
+of the argument times log2 e) and with ``-fexp-ftz`` (subnormal results flushed to zero).
 """
 from __future__ import annotations
 
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,30 +41,27 @@ class AttentionConfig:
         return f"BM={self.bm} BN={self.bn} w{self.num_warps} s{self.num_stages}"
 
 
-#: (D, causal) -> the configuration of the table row.
-#: Measured on an H100 (benchmarks/RESULTS.md, 2026-11-24, ``--experiments``): D=64 is fastest
-#: at BM=128 BN=64 w8 s3 (2.12 ms; w4 s2 2.72, BN=128 2.33, BM=64 2.20), D=128 at BM=128
-#: BN=128 w8 s2 (3.47 ms against 3.79 for BN=64).
-CONFIGS = {
-    (64, False): AttentionConfig(128, 64, 8, 3),
-    (64, True): AttentionConfig(128, 64, 8, 3),
-    (128, False): AttentionConfig(128, 128, 8, 2),
-    (128, True): AttentionConfig(128, 128, 8, 2),
-}
-
-#: Other configurations timed with ``--experiments``.
+#: Configurations timed with ``--experiments`` (the table rows take the cost model's).
+#: Measured on an H100 (benchmarks/RESULTS.md, 2026-11-24, before p @ v was left running): D=64
+#: fastest at BM=128 BN=64 w8 s3 (2.12 ms; w4 s2 2.72, BN=128 2.33, BM=64 2.20), D=128 at
+#: BM=128 BN=128 w8 s2 (3.47 ms against 3.79 for BN=64).
 EXPERIMENT_CONFIGS = [
-    AttentionConfig(128, 64, 4, 2),
-    AttentionConfig(128, 64, 8, 2),
+    AttentionConfig(128, 64, 8, 3),
+    AttentionConfig(128, 64, 8, 4),
     AttentionConfig(128, 128, 8, 2),
+    AttentionConfig(128, 128, 8, 3),
+    AttentionConfig(128, 64, 4, 2),
     AttentionConfig(64, 64, 4, 3),
-    AttentionConfig(128, 32, 4, 3),
 ]
 
 
-def compile_options(d: int, causal: bool, config: AttentionConfig, arch: str,
+def compile_options(d: int, causal: bool, config: AttentionConfig | None, arch: str,
                     flags: tuple[str, ...] = ()) -> CompileOptions:
-    defines = {"TYPE": "half", "D": str(d), "CAUSAL": str(int(causal)), "BM": str(config.bm), "BN": str(config.bn)}
+    """The row's options; ``config`` None: the default build (the cost model chooses)."""
+    defines = {"TYPE": "half", "D": str(d), "CAUSAL": str(int(causal))}
+    if config is None:
+        return CompileOptions(defines=defines, arch=arch, specialize=True, codegen=parse_codegen_flags(flags))
+    defines.update(BM=str(config.bm), BN=str(config.bn))
     return CompileOptions(defines=defines, num_warps=config.num_warps, num_stages=config.num_stages, arch=arch,
                           specialize=True, codegen=parse_codegen_flags(flags))
 
@@ -109,35 +108,45 @@ def attention_row(bench_row_class, d: int, causal: bool, config: AttentionConfig
 
         def compile_(arch):
             options = compile_options(d, causal, config, arch, flags)
-            name = f"attention_{d}_{int(causal)}_{config.bm}_{config.bn}_{config.num_warps}_{config.num_stages}_{arch}" + \
+            tag = "default" if config is None else \
+                f"{config.bm}_{config.bn}_{config.num_warps}_{config.num_stages}"
+            name = f"attention_{d}_{int(causal)}_{tag}_{arch}" + \
                 "".join("_" + f.replace("-", "_").replace("=", "_") for f in flags)
+            comp = None
+            if config is None:  # what the cost model chose, for the warps column and stderr
+                from tritonc.driver import Compilation
+                comp = Compilation(EXAMPLE, options)
+                comp._frontend
+                print(f"  attention D={d}{' causal' if causal else ''} default build: "
+                      f"{' '.join(f'{k}={v}' for k, v in comp.tunables.items())} w{comp.num_warps} "
+                      f"s{comp.num_stages}", file=sys.stderr, flush=True)
             with tempfile.TemporaryDirectory() as tmp:
                 mod, seconds = load_module(name, EXAMPLE, options, Path(tmp))
-            return mod, None, seconds
+            return mod, comp, seconds
 
         flops = 4 * B * H * S * S * d // (2 if causal else 1)
         name = f"attention D={d}" + (" causal" if causal else "") + (f" {config}" if experiment else "") + \
             "".join(f" -f{f}" for f in flags)
-        return bench_row_class(name, f"B={B} H={H} S={S} fp16 {config}", make, run,
+        return bench_row_class(name, f"B={B} H={H} S={S} fp16 {config or 'default build'}", make, run,
                                lambda t: [reference(torch, t["q"], t["k"], t["v"], scale, causal)],
-                               2 * 4 * B * H * S * d, "attention", {}, config.num_warps, tol=1e-2, flops=flops,
-                               compile=compile_)
+                               2 * 4 * B * H * S * d, "attention", {}, config.num_warps if config else None,
+                               tol=1e-2, flops=flops, compile=compile_)
 
     return factory
 
 
 def bench_row_factories(bench_row_class) -> list:
-    """The four table rows: D 64 and 128, non-causal and causal."""
-    return [attention_row(bench_row_class, d, causal, CONFIGS[(d, causal)])
-            for d in (64, 128) for causal in (False, True)]
+    """The four table rows: D 64 and 128, non-causal and causal, default builds."""
+    return [attention_row(bench_row_class, d, causal, None) for d in (64, 128) for causal in (False, True)]
 
 
 def experiment_row_factories(bench_row_class) -> list:
     """The rows of :data:`EXPERIMENT_CONFIGS` for every head dimension and causality."""
     rows = [attention_row(bench_row_class, d, causal, config, experiment=True)
             for config in EXPERIMENT_CONFIGS for d in (64, 128) for causal in (False, True)]
-    # Triton's exp (ex2.approx of the scaled argument, the subtraction folded into one fma;
-    # not within the spec's 2^-21 for large arguments, docs/language.md 7.10)
-    rows += [attention_row(bench_row_class, d, causal, CONFIGS[(d, causal)], flags=("exp-uncorrected",))
-             for d in (64, 128) for causal in (False, True)]
+    # Triton's exp (ex2.approx of the scaled argument; not within the spec's 2^-21 for large
+    # arguments, docs/language.md 7.10), and the spec's exp with subnormal results flushed
+    # (-fexp-ftz: no three-instruction fix-up around ex2)
+    rows += [attention_row(bench_row_class, d, causal, None, flags=(flag,))
+             for flag in ("exp-uncorrected", "exp-ftz") for d in (64, 128) for causal in (False, True)]
     return rows

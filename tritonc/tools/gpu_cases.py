@@ -883,10 +883,9 @@ def _attention_case(type_name: str, d: int, causal: bool) -> Case:
         return 4 * 2 * bh * n * d, 4 * bh * n * n * d // (2 if causal else 1)
 
     name = f"attention_d{d}" + ("_causal" if causal else "") + ("_bf16" if type_name == "bfloat16" else "")
-    return Case(name, "attention", {"TYPE": type_name, "D": str(d), "CAUSAL": str(int(causal)), "BM": "128",
-                                    "BN": "64"},
+    return Case(name, "attention", {"TYPE": type_name, "D": str(d), "CAUSAL": str(int(causal))},
                 [(1, 1), (3, 77), (2, 300), (5, 1000)], (64, 2048), inputs, run, reference, work,
-                tol=1e-2 if type_name == "half" else 3e-2, num_warps=8)
+                tol=1e-2 if type_name == "half" else 3e-2)
 
 
 CASES += [lambda: _attention_case("half", 64, False), lambda: _attention_case("half", 64, True),

@@ -225,8 +225,13 @@ def _operand(builder: Builder, dot: Operation, index: int, mma: MmaLayout, kw: i
     t = x.type
     order = register_order(t.layout, 2)
     shared = operand_layout(t.shape, order, t.element.bytes, mma)
-    _insert_after_def(builder, x)
-    alloc = builder.value("ttg.local_alloc", [x], MemDescType(t.element, t.shape, shared))
+    mt = MemDescType(t.element, t.shape, shared)
+    # One buffer per value and layout: a tile that feeds several dots (attention's q, read by
+    # the q @ k of both key loops) is stored once; the buffer is never written after.
+    alloc = next((u.result for u, _ in x.uses if u.name == "ttg.local_alloc" and u.result.type == mt), None)
+    if alloc is None:
+        _insert_after_def(builder, x)
+        alloc = builder.value("ttg.local_alloc", [x], mt)
     builder.before(dot)
     return builder.value("ttg.local_load", [alloc], t.with_layout(DotOperandLayout(index, mma, kw)))
 

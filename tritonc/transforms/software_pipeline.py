@@ -75,6 +75,17 @@ copies carry ``no_war``, which tells ``insert-barriers`` that the slot is not th
 read), or after the wait and a second barrier into the slot of the trip before (``S - 1``
 ahead, OpenAI Triton's loop; ``wgmma_second_barrier``, by default when ``S <= 4``).
 
+Chained wgmma dots (flash attention: ``s = q @ k``, a softmax of ``s``, ``acc = acc * alpha +
+p @ v``; :meth:`SoftwarePipeliner.chained_wgmma_target`): the body's last dot, whose result
+only the yield uses, is left running into the next trip, where ``ttg.wgmma_wait {num = 0}``
+precedes the first use of its iteration argument (after the next trip's first dot, whose own
+``wait_group 0`` has retired it already: wgmma groups complete in order), and after the loop.
+Its tensor-core work then overlaps the next trip's barrier, copies and first-dot issue (OpenAI
+Triton's attention loop does the same). Its B ring slot is read until that wait, so the copies
+go out after it into the slot of two trips before (``S - 2`` trips ahead, ``no_war``, one
+barrier a trip): at this trip's barrier every warp group is past the trip before's first-dot
+wait.
+
 Register staging (pass option ``register-staging``, on by default): a loop whose dot-operand
 loads all fail the ``cp.async`` conditions (conv2d's fp16 operands: no 4-byte runs proven)
 but whose address slice is as above has those loads issued one trip ahead instead, at the top
@@ -388,6 +399,8 @@ class SoftwarePipeliner:
         body = plan.loop.regions[0].block
         allocs = {c.alloc.result for c in plan.candidates}
         dots = [op for op in body.ops if op.name == "tt.dot"]
+        if len(dots) > 1:
+            return self.chained_wgmma_target(plan, dots)
         if len(dots) != 1:
             return None
         dot = dots[0]
@@ -404,6 +417,33 @@ class SoftwarePipeliner:
         if [u for u, _ in dot.result.uses] != [body.terminator] or len(dot.result.uses) != 1:
             return None
         if body.terminator.operands.index(dot.result) != body.args.index(acc) - 1:
+            return None
+        return dot
+
+    def chained_wgmma_target(self, plan: LoopPlan, dots: list[Operation]) -> Operation | None:
+        """With several dots (flash attention's ``s = q @ k`` then ``acc = acc * alpha + p @ v``):
+        the body's last dot, left running into the next trip, when it is a wgmma (mma v3) dot
+        reading its B operand from a ring, its result used by the yield alone and the
+        corresponding iteration argument not used by any dot before it (it is waited for,
+        ``ttg.wgmma_wait {num = 0}``, right before its first use in the next trip: after the
+        next trip's first dot, whose own wait retires it too, wgmma groups completing in
+        order). Copies then run ``S - 2`` trips ahead into the slot of two trips before (every
+        warp group is past the trip before's first-dot wait at this trip's barrier)."""
+        body = plan.loop.regions[0].block
+        allocs = {c.alloc.result for c in plan.candidates}
+        dot = dots[-1]
+        layout = dot.result.type.layout
+        if not isinstance(layout, MmaLayout) or layout.version != 3:
+            return None
+        ld = getattr(dot.operands[1], "op", None)
+        if ld is None or ld.name != "ttg.local_load" or ld.operands[0] not in allocs:
+            return None
+        if [u for u, _ in dot.result.uses] != [body.terminator] or len(dot.result.uses) != 1:
+            return None
+        j = body.terminator.operands.index(dot.result)
+        arg = body.args[j + 1]
+        first = next((op for op in body.ops if any(x is arg for x in op.operands)), None)
+        if first is None or body.ops.index(first) < body.ops.index(dots[0]) or first in dots[:1]:
             return None
         return dot
 
@@ -424,7 +464,9 @@ class SoftwarePipeliner:
         # Iterations between a copy and its use: with a wgmma left running, the slot of the
         # trip before is still being read when the next copy is issued, so one less.
         second_barrier = self.options.wgmma_second_barrier
-        second = running is not None and (S <= 4 if second_barrier == "auto" else second_barrier == "on")
+        chained = running is not None and sum(op.name == "tt.dot" for op in body.ops) > 1
+        second = running is not None and not chained and \
+            (S <= 4 if second_barrier == "auto" else second_barrier == "on")
         ahead_by = S if target else S - 2 if running and not second else S - 1
 
         for c in plan.candidates:
@@ -560,7 +602,7 @@ class SoftwarePipeliner:
             ins, ext = extras
             b.create("ttg.async_wait", rings, [], {"num": ahead_by - 1})
             b.create("gpu.barrier", [], [])
-            if not (running and (self.options.wgmma_copies_after_dot or second)):
+            if not (running and (self.options.wgmma_copies_after_dot or second or chained)):
                 ahead_next = issue_ahead(ins)
 
         # The original body, reading the pipelined tiles from slot ext.
@@ -600,12 +642,22 @@ class SoftwarePipeliner:
                 # Issued and left running; the copies go out while it runs, then the wait
                 # for the trip before (its slot is refilled in two trips' time).
                 new_op.attrs["pending"] = 1
-                if self.options.wgmma_copies_after_dot and not second:
+                if self.options.wgmma_copies_after_dot and not second or chained:
                     ahead_next = issue_ahead(ins, no_war=True)
+                if chained:
+                    continue  # carried running; waited for before its first use next trip
                 vmap[op.result] = b.value("ttg.wgmma_wait", [new_op.result], new_op.result.type, {"num": 1})
                 if second:
                     ahead_next = issue_ahead(ins)  # insert-barriers puts a barrier before it
 
+        if chained:
+            # The running dot's iteration argument: wait right before its first use.
+            arg = n_args[yield_op.operands.index(running.result)]
+            first = next(op for op in nb.ops if any(x is arg for x in op.operands))
+            done = Builder().before(first).value("ttg.wgmma_wait", [arg], arg.type, {"num": 0})
+            for user, index in list(arg.uses):
+                if user is not done.op:
+                    user.set_operand(index, done)
         yields = [vmap.get(v, v) for v in yield_op.operands] + ahead_next
         yields += [ext_next] + carried if target else [rotate(ins), rotate(ext)]
         b.create("scf.yield", yields, [])

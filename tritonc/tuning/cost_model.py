@@ -163,6 +163,9 @@ class DotTile:
         wgmma: ``(num_warps, n)`` pairs: the wgmma instruction's ``N`` at that warp count,
             ``None`` when the dot cannot run on wgmma with those warps.
         in_loop: the dot is inside a loop (its operand loads are software-pipelined).
+        chain: ``0``, or a number shared by the dots of one loop body that holds two or more
+            (chained dots: flash attention's ``q @ k`` and ``p @ v``, :func:`estimate_chained`);
+            in the body's order.
     """
 
     kernel: str
@@ -176,6 +179,7 @@ class DotTile:
     int8: bool
     wgmma: tuple[tuple[int, int | None], ...]
     in_loop: bool
+    chain: int = 0
 
     def wgmma_n(self, num_warps: int) -> int | None:
         return dict(self.wgmma).get(num_warps)
@@ -190,8 +194,11 @@ def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool
 
     tiles = []
     for f in module.functions:
-        for op in f.walk():
-            if op.name != "tt.dot" or len(op.operands) < 3 or op.operands[0].type.rank != 2:
+        dots = [op for op in f.walk() if op.name == "tt.dot"]
+        bodies = [op.parent for op in dots]
+        chained = [blk for i, blk in enumerate(bodies) if bodies.count(blk) >= 2 and bodies.index(blk) == i]
+        for op in dots:
+            if len(op.operands) < 3 or op.operands[0].type.rank != 2:
                 continue
             a, b, acc = (v.type for v in op.operands[:3])
             m, k = a.shape
@@ -205,9 +212,10 @@ def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool
             while parent is not None and not in_loop:
                 in_loop = parent.name in ("scf.for", "scf.while")
                 parent = parent.parent_op()
+            chain = next((i + 1 for i, blk in enumerate(chained) if op.parent is blk), 0) if in_loop else 0
             tiles.append(DotTile(f.name, m, n, k, _ELEMENT_BYTES.get(a.element.name, 4),
                                  _ELEMENT_BYTES.get(b.element.name, 4), _ELEMENT_BYTES.get(acc.element.name, 4),
-                                 kw, a.element.name == "i8", wg, in_loop))
+                                 kw, a.element.name == "i8", wg, in_loop, chain))
     return tiles
 
 
@@ -358,6 +366,127 @@ def estimate(tiles: list[DotTile], config: Config, gpu: GpuModel, problem: dict[
     return Estimate(config, tuple(dots))
 
 
+# ---- chained dots (flash attention) -------------------------------------------------------
+
+#: Resident warps per SM (4 per scheduler) that hide the latency of a chained loop's dependent
+#: steps (dot, wait, row reductions through shuffles, exp, dot): measured on an H100
+#: (benchmarks/RESULTS.md 2026-11-24, attention D = 64): BM=128 BN=64 on 8 warps, 2 CTAs
+#: (16 warps) 2.12 ms; 4 warps, 2 CTAs (8 warps) 2.72 ms; BN=128 on 8 warps, 1 CTA (8 warps)
+#: 2.33 ms.
+CHAIN_HIDING_WARPS = 16
+
+#: Chained loops take the fewest stages (2: the copies one trip ahead). Deeper pipelines leave
+#: the last dot running into the next trip (``software-pipeline``, 3 stages: copies still one
+#: trip ahead, 4: two) and pin its A registers (``p``) until the next trip's wait. Measured on
+#: an H100 (attention, 2026-11-27, one run each): D=64 2 stages 2.02 ms, 3 stages 1.97 ms (the
+#: model's one miss: 2.5% slower), 4 stages 2.03 ms (another run: 3 stages 1.94, 4 stages
+#: 2.03); D=128 BN=128 2 stages 3.27 ms, 3 stages 3.60 ms (255 registers and a spill).
+CHAIN_MIN_STAGES = 2
+
+#: Registers per thread a chained loop needs besides its tiles (addresses, masks, row
+#: statistics, loop counters): ptxas gave attention (BM=128, BN=D=64, 8 warps: 64 words of
+#: accumulators, 16 of p) 120 registers.
+CHAIN_OTHER_REGISTERS = 40
+
+CHAINED_NOTE = ("chained dots (two or more in one loop body): ranked by resident warps per SM (their registers: "
+                "every accumulator of the body and the next dots' A fragments), then score-tile elements per "
+                "trip, then the fewest stages")
+
+
+@dataclass(frozen=True)
+class ChainedEstimate(Estimate):
+    """:func:`estimate_chained`'s verdict: ``key`` ranks (smaller first)."""
+
+    registers: int = 0
+    shared_bytes: int = 0
+    ctas_per_sm: int = 0
+    trip_elements: int = 0
+    instruction: str = ""
+
+    @property
+    def key(self) -> tuple:
+        warps = self.ctas_per_sm * self.config.num_warps
+        return (-min(warps, CHAIN_HIDING_WARPS), -self.trip_elements, abs(self.config.num_stages - CHAIN_MIN_STAGES))
+
+    @property
+    def cycles(self) -> float:
+        return 0.0
+
+    def efficiency(self, gpu: GpuModel) -> float:
+        return 0.0
+
+    def describe(self, gpu: GpuModel) -> str:
+        if not self.feasible:
+            return f"{self.config.describe()}: rejected, {self.reason}"
+        return (f"{self.config.describe()}: {self.instruction}, {self.shared_bytes // 1024} KiB shared memory, "
+                f"~{self.registers} registers/thread, {self.ctas_per_sm} CTA/SM = "
+                f"{self.ctas_per_sm * self.config.num_warps} warps/SM, {self.trip_elements} score elements per trip")
+
+
+def estimate_chained(tiles: list[DotTile], config: Config, gpu: GpuModel) -> ChainedEstimate:
+    """Rank a kernel with chained dots (``DotTile.chain``; flash attention: ``s = q @ k`` with
+    ``s`` a ``[BM, BN]`` f32 tile, a softmax of ``s`` in registers, ``acc += p @ v`` with
+    ``acc`` ``[BM, D]`` f32 and ``p`` the A operand in registers).
+
+    A trip of such a loop is a chain of dependent steps (the first dot and its wait, row
+    reductions, ``exp``, the second dot), so an SM keeps its tensor cores and issue slots busy
+    only by switching between the warps of other warp groups and CTAs: the configurations are
+    ranked by resident warps per SM (up to :data:`CHAIN_HIDING_WARPS`), then by score-tile
+    elements per trip (each trip pays a barrier, a copy wait and the dots' latency), then by
+    pipeline depth (the fewest stages, :data:`CHAIN_MIN_STAGES`); ties keep the source's order.
+
+    Resident warps come from the registers and shared memory of the body with the most:
+    registers per thread are every accumulator of the body (all live across the softmax) plus
+    the A operand of each dot after the first (``p``, in registers; PTX ISA 9.7.15.5.2 for
+    wgmma), counted twice from 3 stages on, where the last dot runs into the next trip and its
+    A registers may not be written before its wait (PTX ISA 9.7.15.6.2, ``wgmma.wait_group``),
+    plus :data:`CHAIN_OTHER_REGISTERS`; shared memory is ``num_stages`` copies of every
+    dot's B operand plus the first dot's A (``q``, loaded once). Rejected: an accumulator over
+    128 registers per thread on wgmma, over 255 registers (it would spill), shared memory over
+    the per-CTA limit, a dot wgmma cannot run at these warps on a wgmma target (its 64-row warp
+    groups: ``BM`` a multiple of ``16 * num_warps``).
+    """
+    W, S = config.num_warps, config.num_stages
+    threads = 32 * W
+    if threads > 1024:
+        return ChainedEstimate(config, reason=f"{threads} threads per CTA (at most 1024)")
+    bodies: dict[int, list[DotTile]] = {}
+    for t in tiles:
+        if t.chain:
+            bodies.setdefault(t.chain, []).append(t)
+    worst = None
+    for body in bodies.values():
+        regs, shared = CHAIN_OTHER_REGISTERS, body[0].m * body[0].k * body[0].a_bytes
+        wgmma = gpu.arch in WGMMA_ARCHS
+        for i, t in enumerate(body):
+            acc = math.ceil(t.m * t.n * t.acc_bytes / 4 / threads)
+            if wgmma and t.wgmma_n(W) is None:
+                return ChainedEstimate(config, reason=f"the {t.m}x{t.n}x{t.k} dot cannot run on wgmma at {W} warps")
+            if wgmma and acc > 128:
+                return ChainedEstimate(config, reason=(f"the {t.m}x{t.n} accumulator needs {acc} registers per "
+                                                       f"thread at {W} warps (wgmma: at most 128)"))
+            a_regs = math.ceil(t.m * t.k * t.a_bytes / 4 / threads) if i else 0
+            running = i == len(body) - 1 and S >= 3 and gpu.arch in WGMMA_ARCHS
+            regs += acc + a_regs * (2 if running else 1)
+            shared += max(S, 1) * t.k * t.n * t.b_bytes
+        if worst is None or (regs, shared) > worst[:2]:
+            worst = (regs, shared, body)
+    regs, shared, body = worst
+    if regs > 255:
+        return ChainedEstimate(config, reason=f"~{regs} registers per thread at {W} warps (at most 255: it would spill)")
+    if shared > gpu.smem_per_cta:
+        return ChainedEstimate(config, reason=(f"{shared // 1024} KiB of shared memory over the "
+                                               f"{gpu.smem_per_cta // 1024} KiB per CTA of {gpu.arch}"))
+    ctas = min(gpu.max_ctas_per_sm, gpu.smem_per_sm // (shared + 1024),
+               gpu.regs_per_sm // ((regs + 7) // 8 * 8 * threads), 2048 // threads)
+    if ctas < 1:
+        return ChainedEstimate(config, reason=f"no CTA fits on an SM ({regs} registers x {threads} threads)")
+    wgmma_n = body[0].wgmma_n(W) if gpu.arch in WGMMA_ARCHS else None
+    instruction = f"wgmma m64n{wgmma_n}k16" if wgmma_n else "mma.sync m16n8k16" if body[0].mma_k_width else "FMA"
+    return ChainedEstimate(config, registers=regs, shared_bytes=shared, ctas_per_sm=ctas,
+                           trip_elements=body[0].m * body[0].n, instruction=instruction)
+
+
 @dataclass
 class Choice:
     """What :func:`choose` picked, with the ranked alternatives and the rejected ones.
@@ -426,6 +555,12 @@ def choose(space: list[tuple[Config, list[DotTile]]], arch: str, problem: dict[s
     gpu = GPU_MODELS[arch]
     size = dict(LARGE_PROBLEM)
     size.update(problem or {})
+    if any(t.chain for _, tiles in space for t in tiles):
+        estimates = [estimate_chained(tiles, config, gpu) for config, tiles in space]
+        ranked = sorted((e for e in estimates if e.feasible), key=lambda e: e.key)  # stable: source order on ties
+        rejected = [e for e in estimates if not e.feasible]
+        return Choice(ranked[0].config if ranked else None, gpu, size, bool(problem), ranked, rejected, free,
+                      note=CHAINED_NOTE)
     estimates = [estimate(tiles, config, gpu, size) for config, tiles in space]
     ranked = sorted((e for e in estimates if e.feasible), key=lambda e: e.cycles)  # stable: source order on ties
     rejected = [e for e in estimates if not e.feasible]

@@ -207,12 +207,17 @@ def lower_wgmma_dot(lw: KernelLowering, op: Operation) -> None:
     else:
         asm = _wgmma_asm(n, a.type.element.name, da.transposed, db.transposed)
     bld = lw.b
+    # Register A: every word is formed (the f16 / bf16 conversions of p) before the fence; a
+    # conversion between two wgmma makes ptxas insert a warpgroup.arrive and serialise them
+    # (ptxas info C7519), each instruction then waiting for the one before.
+    words = {(rm, kk): _a_words(lw, a, A, rm, kk, K // 16) for kk in range(K // 16) for rm in range(rm_n)} \
+        if reg_a else {}
     lw.call("llvm.nvvm.wgmma.fence.sync.aligned", ir.VoidType(), [])
     one = const(I32, 1)
     for kk in range(K // 16):
         for rm in range(rm_n):
             if reg_a:
-                a_ops = _a_words(lw, a, A, rm, kk, K // 16)
+                a_ops = words[rm, kk]
             else:
                 a_ops = [da.desc(16 * W * rm, 16 * kk)]
             for c in range(chunks):

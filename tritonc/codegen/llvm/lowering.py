@@ -129,6 +129,15 @@ def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist, target
     tightly), whose two CTAs fit in shared memory, and whose loaded data (``tt.load``
     results, per thread, in 32-bit words) is at most half the bound, leaving the other half
     for addresses, masks and temporaries.
+
+    Chained-dot kernels (two or more ``tt.dot`` in one loop body: flash attention's ``q @ k``
+    and ``p @ v``) get the hint under the same rule, their loaded data being the dots'
+    accumulators in the body that has the most (the score tile and the output accumulator, per thread; the operands stay in
+    shared memory): attention's loop with BM = 128, BN = D = 64 on 8 warps holds 32 + 32
+    words, and nvJitLink gave it 156 registers (one CTA of 256 threads per SM) where plain
+    ``ptxas`` needs 128; bounded at 128, two CTAs overlap one's softmax with the other's
+    tensor-core work. A lone matmul's accumulator is what it wants its registers for, so it
+    is left unbounded.
     """
     threads = target.warp_size * num_warps
     if not options.occupancy_hint or not 256 <= threads <= 512:
@@ -138,9 +147,14 @@ def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist, target
     granule = target.register_granule
     bound = target.registers_per_sm // (2 * threads) // granule * granule
     words = 0
-    for op in f.walk():
-        if op.name == "tt.dot":
+    dots = [op for op in f.walk() if op.name == "tt.dot"]
+    if dots:
+        bodies = [op.parent for op in dots if getattr(op, "parent", None) is not None]
+        if not any(bodies.count(blk) >= 2 for blk in bodies):
             return None
+        words = max(sum(dist(op.result).num_regs for op in dots if op.parent is blk) for blk in bodies)
+        return 2 if words <= bound // 2 else None
+    for op in f.walk():
         if op.name == "tt.load" and isinstance(op.result.type, TileType):
             el = op.result.type.element
             bits = 64 if isinstance(el, PointerType) else max(8, el.bits)
