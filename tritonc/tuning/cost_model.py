@@ -65,8 +65,9 @@ from ..ir.core import Module
 LARGE_PROBLEM = {"M": 4096, "N": 4096, "K": 4096}
 
 #: The problem dimensions ``--hint`` accepts: a dot ``[M, K] @ [K, N]``'s output rows, output
-#: columns and reduction length, summed over the kernel's grid and loop.
-HINT_NAMES = ("M", "N", "K")
+#: columns and reduction length, summed over the kernel's grid and loop, and ``B``: how many
+#: such products the grid computes (the batch of a batched ``@``; 1 when not given).
+HINT_NAMES = ("M", "N", "K", "B")
 
 #: ``num_warps`` candidates for a kernel with a ``tt.dot`` when ``--num-warps`` is ``auto``.
 WARP_CANDIDATES = (4, 8)
@@ -163,6 +164,9 @@ class DotTile:
         wgmma: ``(num_warps, n)`` pairs: the wgmma instruction's ``N`` at that warp count,
             ``None`` when the dot cannot run on wgmma with those warps.
         in_loop: the dot is inside a loop (its operand loads are software-pipelined).
+        batch: the batch tile of a batched dot ``[m, k, batch] @ [k, n, batch]`` (1 for a 2-D
+            dot): ``unbatch-dots`` makes it ``batch`` 2-D dots of ``[m, k] @ [k, n]`` a trip,
+            each with its own operand tiles and accumulator.
     """
 
     kernel: str
@@ -176,30 +180,42 @@ class DotTile:
     int8: bool
     wgmma: tuple[tuple[int, int | None], ...]
     in_loop: bool
+    batch: int = 1
 
     def wgmma_n(self, num_warps: int) -> int | None:
         return dict(self.wgmma).get(num_warps)
 
 
 def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool = False) -> list[DotTile]:
-    """The :class:`DotTile` of every 2-D ``tt.dot`` in ``module`` (tt IR from the frontend).
+    """The :class:`DotTile` of every 2-D or batched (3-D, batch axis trailing) ``tt.dot`` in
+    ``module`` (tt IR from the frontend).
 
-    ``warp_candidates``: the warp counts at which to test wgmma eligibility.
+    ``warp_candidates``: the warp counts at which to test wgmma eligibility. A batched dot is
+    modelled as the 2-D dots ``unbatch-dots`` splits it into (batch tiles up to
+    :data:`~tritonc.transforms.unbatch_dots.MAX_BATCH_UNROLL`; larger ones stay on FMA), their
+    wgmma eligibility from the shapes and types alone
+    (:func:`~tritonc.transforms.accelerate_matmul.wgmma_shape_n`).
     """
-    from ..transforms.accelerate_matmul import mma_types, wgmma_eligible
+    from ..transforms.accelerate_matmul import mma_types, wgmma_eligible, wgmma_shape_n
+    from ..transforms.unbatch_dots import MAX_BATCH_UNROLL
 
     tiles = []
     for f in module.functions:
         for op in f.walk():
-            if op.name != "tt.dot" or len(op.operands) < 3 or op.operands[0].type.rank != 2:
+            if op.name != "tt.dot" or len(op.operands) < 3 or op.operands[0].type.rank not in (2, 3):
                 continue
             a, b, acc = (v.type for v in op.operands[:3])
-            m, k = a.shape
+            m, k = a.shape[:2]
             n = b.shape[1]
+            batch = a.shape[2] if a.rank == 3 else 1
             kw = mma_types(a.element, b.element, acc.element, op.attrs.get("input_precision", "ieee"), allow_tf32)
-            if kw is not None and (m % 16 or n % 8 or k % (8 * kw)):
+            if kw is not None and (m % 16 or n % 8 or k % (8 * kw) or batch > MAX_BATCH_UNROLL):
                 kw = None
-            wg = tuple((w, wgmma_eligible(op, w) if kw is not None else None) for w in warp_candidates)
+            if a.rank == 3:
+                wg = tuple((w, wgmma_shape_n(a.element.name, acc.element.name, m, n, k, w) if kw is not None else None)
+                           for w in warp_candidates)
+            else:
+                wg = tuple((w, wgmma_eligible(op, w) if kw is not None else None) for w in warp_candidates)
             in_loop = False
             parent = op.parent_op()
             while parent is not None and not in_loop:
@@ -207,7 +223,7 @@ def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool
                 parent = parent.parent_op()
             tiles.append(DotTile(f.name, m, n, k, _ELEMENT_BYTES.get(a.element.name, 4),
                                  _ELEMENT_BYTES.get(b.element.name, 4), _ELEMENT_BYTES.get(acc.element.name, 4),
-                                 kw, a.element.name == "i8", wg, in_loop))
+                                 kw, a.element.name == "i8", wg, in_loop, batch))
     return tiles
 
 
@@ -264,6 +280,8 @@ class Estimate:
     def describe(self, gpu: GpuModel) -> str:
         if not self.feasible:
             return f"{self.config.describe()}: rejected, {self.reason}"
+        if not self.dots:
+            return f"{self.config.describe()}: no dot the model ranks (the source's candidate order)"
         d = max(self.dots, key=lambda e: e.cycles)
         return (f"{self.config.describe()}: {d.instruction}, {d.shared_bytes // 1024} KiB shared memory, "
                 f"~{d.registers} registers/thread, {d.ctas_per_sm} CTA/SM, {d.tiles} tiles = "
@@ -289,19 +307,21 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
         return None, f"{threads} threads per CTA (at most 1024)"
     # 1. instruction
     wgmma_n = tile.wgmma_n(num_warps) if gpu.arch in WGMMA_ARCHS else None
-    acc_regs = math.ceil(tile.m * tile.n * tile.acc_bytes / 4 / threads)
+    nb = tile.batch  # a batched dot: nb 2-D dots a trip, each with its operands and accumulator
+    acc_regs = math.ceil(nb * tile.m * tile.n * tile.acc_bytes / 4 / threads)
     if wgmma_n is not None:
         instruction, flops = f"wgmma m64n{wgmma_n}k16", gpu.wgmma_flops
         registers = acc_regs + 64
         if acc_regs > 128:
-            return None, (f"the {tile.m}x{tile.n} accumulator needs {acc_regs} registers per thread "
+            what = f"the {tile.m}x{tile.n} accumulator" if nb == 1 else f"the {nb} {tile.m}x{tile.n} accumulators"
+            return None, (f"{what} needs {acc_regs} registers per thread "
                           f"at {num_warps} warps (wgmma: at most 128)")
     elif tile.mma_k_width is not None:
         instruction, flops = "mma.sync m16n8k16", gpu.mma_flops * (2 if tile.int8 else 1)
         wm, wn = _warps_per_tile(tile.m, tile.n, num_warps)
         kslice = min(tile.k, 32)
         frag = math.ceil((tile.m // wm) * kslice * tile.a_bytes / 128) + math.ceil((tile.n // wn) * kslice * tile.b_bytes / 128)
-        registers = acc_regs + frag + 32
+        registers = acc_regs + nb * frag + 32
     else:
         instruction, flops = "FMA", gpu.fma_flops
         registers = acc_regs + 32
@@ -309,7 +329,7 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
         return None, (f"~{registers} registers per thread at {num_warps} warps ({instruction}; at most 255: "
                       "it would spill)")
     # 2. shared memory
-    stage_bytes = tile.m * tile.k * tile.a_bytes + tile.k * tile.n * tile.b_bytes
+    stage_bytes = nb * (tile.m * tile.k * tile.a_bytes + tile.k * tile.n * tile.b_bytes)
     stages = num_stages if tile.in_loop else 1
     shared = max(stages, 1) * stage_bytes
     if shared > gpu.smem_per_cta:
@@ -322,28 +342,28 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     if ctas < 1:
         return None, f"no CTA fits on an SM ({registers} registers x {threads} threads)"
     # waves over the SMs (step 5); a problem with fewer tiles than slots leaves them empty
-    M, N, K = problem["M"], problem["N"], problem["K"]
-    tiles = math.ceil(M / tile.m) * math.ceil(N / tile.n)
+    M, N, K, B = problem["M"], problem["N"], problem["K"], problem.get("B", 1)
+    tiles = math.ceil(M / tile.m) * math.ceil(N / tile.n) * math.ceil(B / nb)
     waves = math.ceil(tiles / (gpu.sm_count * ctas))
     resident = min(ctas, math.ceil(tiles / gpu.sm_count))
     # 4. one round: every resident CTA takes one TK step
-    t_mma = 2.0 * tile.m * tile.n * tile.k / flops
+    t_mma = 2.0 * nb * tile.m * tile.n * tile.k / flops
     t_l2 = stage_bytes / gpu.l2_bytes
     if wgmma_n is not None:
         groups = num_warps // 4
-        smem_traffic = stage_bytes + tile.m * tile.k * tile.a_bytes + groups * tile.k * tile.n * tile.b_bytes
+        smem_traffic = stage_bytes + nb * (tile.m * tile.k * tile.a_bytes + groups * tile.k * tile.n * tile.b_bytes)
     elif tile.mma_k_width is not None:
         wm, wn = _warps_per_tile(tile.m, tile.n, num_warps)
-        smem_traffic = stage_bytes + wn * tile.m * tile.k * tile.a_bytes + wm * tile.k * tile.n * tile.b_bytes
+        smem_traffic = stage_bytes + nb * (wn * tile.m * tile.k * tile.a_bytes + wm * tile.k * tile.n * tile.b_bytes)
     else:
         smem_traffic = stage_bytes * (1 + num_warps)
     t_smem = smem_traffic / gpu.smem_bytes
     latency = gpu.latency / max(stages - 1, 1)
     round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, latency) + gpu.step_overhead
     steps = math.ceil(K / tile.k) if tile.in_loop else 1
-    epilogue = resident * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes
+    epilogue = resident * nb * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes
     cycles = waves * (steps * round_cycles + gpu.latency + epilogue)
-    flops_done = 2.0 * M * N * (K if tile.in_loop else tile.k)
+    flops_done = 2.0 * M * N * B * (K if tile.in_loop else tile.k)
     return DotEstimate(tile, instruction, shared, registers, ctas, tiles, waves, cycles, flops_done), None
 
 
