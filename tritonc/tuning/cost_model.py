@@ -34,6 +34,10 @@ The model, per configuration (``TM x TN x TK`` dot tile, ``W`` warps, ``S`` stag
 5. **Waves**: ``ceil(M / TM) * ceil(N / TN)`` output tiles over ``SMs * c`` slots; the time is
    ``waves * (ceil(K / TK) * round + latency + epilogue)``, so a tile too large for a small
    problem leaves SMs idle and loses.
+6. **Gathered operands** (:func:`gathered`: loaded through a pointer tile with no contiguity,
+   one element per instruction): ``gather_cycles`` issue cycles per gathered element a trip,
+   a term of the norm times the resident CTAs, and, under 4 bytes (staged through registers),
+   ``staged_registers`` registers per element a thread holds (docs/tuning.md).
 
 The per-target constants (:data:`GPU_MODELS`) are public figures (SM counts, shared-memory and
 register limits from the CUDA C++ Programming Guide's compute-capability tables, dense fp16
@@ -54,11 +58,13 @@ the memory system idle (too small a tile per CTA).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
 
 from ..ir.core import Module
+from ..ir.types import TileType
 
 #: Problem size assumed without ``--hint``: large enough that every tile shape fills the GPU
 #: for several waves (the size the matmul benchmarks measure).
@@ -108,6 +114,13 @@ class GpuModel:
         dram_bytes: device-memory bytes per cycle of one SM at full bandwidth (the data sheet's
             bandwidth over SMs and boost clock): ``dram_bytes * latency`` bytes must be in
             flight on each SM to saturate it (Little's law; the memory-bound model).
+        gather_cycles: SM issue cycles per element of a gathered operand a trip (its address,
+            bounds checks, one load or 4-byte copy per element; estimate, from conv2d fp16
+            64x64x32 on an H100: ~1100 cycles per CTA trip for 2048 gathered elements, half
+            of it put on the gather).
+        staged_registers: registers per thread per gathered element of an operand under 4
+            bytes (staged through registers one trip ahead, ``software-pipeline``: the value,
+            its 64-bit address and mask; estimate).
     """
 
     arch: str
@@ -125,6 +138,8 @@ class GpuModel:
     latency: float = 1000.0
     step_overhead: float = 40.0
     dram_bytes: float = 16.0
+    gather_cycles: float = 0.5
+    staged_registers: float = 6.0
 
     @property
     def peak_flops(self) -> float:
@@ -167,6 +182,9 @@ class DotTile:
         batch: the batch tile of a batched dot ``[m, k, batch] @ [k, n, batch]`` (1 for a 2-D
             dot): ``unbatch-dots`` makes it ``batch`` 2-D dots of ``[m, k] @ [k, n]`` a trip,
             each with its own operand tiles and accumulator.
+        gather_a, gather_b: the operand is loaded through a pointer tile with no contiguity in
+            any dimension (a gather: conv2d's A, ``pa0[m] + AOFF[k]``), one element per
+            instruction (:func:`gathered`).
     """
 
     kernel: str
@@ -181,9 +199,32 @@ class DotTile:
     wgmma: tuple[tuple[int, int | None], ...]
     in_loop: bool
     batch: int = 1
+    gather_a: bool = False
+    gather_b: bool = False
 
     def wgmma_n(self, num_warps: int) -> int | None:
         return dict(self.wgmma).get(num_warps)
+
+
+def gathered(operand, axis) -> bool:
+    """Whether dot operand ``operand`` (a value of tt IR) is a load through a pointer tile with
+    no contiguity in any dimension (looking through ``tt.trans``, ``tt.broadcast`` and casts):
+    a gather, accessed one element per instruction whatever the alignment (``coalesce``'s
+    "not strong" access). ``axis``: an :class:`~tritonc.analysis.axis_info.AxisInfoAnalysis`
+    of the module."""
+    v = operand
+    for _ in range(4):
+        op = getattr(v, "op", None)
+        if op is None:
+            return False
+        if op.name == "tt.load":
+            ptr = op.get("ptr")
+            return isinstance(ptr.type, TileType) and max(axis.info(ptr).contiguity) <= 1
+        if op.name not in ("tt.trans", "tt.broadcast", "arith.extf", "arith.truncf", "tt.fp_to_fp",
+                           "arith.sitofp", "arith.bitcast"):
+            return False
+        v = op.operands[0]
+    return False
 
 
 def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool = False) -> list[DotTile]:
@@ -196,10 +237,12 @@ def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool
     wgmma eligibility from the shapes and types alone
     (:func:`~tritonc.transforms.accelerate_matmul.wgmma_shape_n`).
     """
+    from ..analysis.axis_info import AxisInfoAnalysis
     from ..transforms.accelerate_matmul import mma_types, wgmma_eligible, wgmma_shape_n
     from ..transforms.unbatch_dots import MAX_BATCH_UNROLL
 
     tiles = []
+    axis = None
     for f in module.functions:
         for op in f.walk():
             if op.name != "tt.dot" or len(op.operands) < 3 or op.operands[0].type.rank not in (2, 3):
@@ -224,6 +267,10 @@ def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool
             tiles.append(DotTile(f.name, m, n, k, _ELEMENT_BYTES.get(a.element.name, 4),
                                  _ELEMENT_BYTES.get(b.element.name, 4), _ELEMENT_BYTES.get(acc.element.name, 4),
                                  kw, a.element.name == "i8", wg, in_loop, batch))
+            if in_loop:
+                axis = axis or AxisInfoAnalysis(module)
+                tiles[-1] = dataclasses.replace(tiles[-1], gather_a=gathered(op.operands[0], axis),
+                                                gather_b=gathered(op.operands[1], axis))
     return tiles
 
 
@@ -325,6 +372,11 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     else:
         instruction, flops = "FMA", gpu.fma_flops
         registers = acc_regs + 32
+    # a gather under 4 bytes is staged through registers a trip ahead (cp.async needs 4 bytes)
+    gathered_elems = nb * (tile.m * tile.k * tile.gather_a + tile.k * tile.n * tile.gather_b)
+    staged = nb * (tile.m * tile.k * (tile.gather_a and tile.a_bytes < 4)
+                   + tile.k * tile.n * (tile.gather_b and tile.b_bytes < 4))
+    registers += math.ceil(gpu.staged_registers * staged / threads)
     if registers > 255:
         return None, (f"~{registers} registers per thread at {num_warps} warps ({instruction}; at most 255: "
                       "it would spill)")
@@ -359,7 +411,9 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
         smem_traffic = stage_bytes * (1 + num_warps)
     t_smem = smem_traffic / gpu.smem_bytes
     latency = gpu.latency / max(stages - 1, 1)
-    round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, latency) + gpu.step_overhead
+    t_gather = gpu.gather_cycles * gathered_elems  # issue slots: the SM's, shared by its CTAs
+    round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, resident * t_gather,
+                           latency) + gpu.step_overhead
     steps = math.ceil(K / tile.k) if tile.in_loop else 1
     epilogue = resident * nb * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes
     cycles = waves * (steps * round_cycles + gpu.latency + epilogue)
