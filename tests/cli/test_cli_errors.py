@@ -791,7 +791,7 @@ USAGE = [
     ("--tune of a name the file never uses", ["--tune", "FOO=1,2"],
      "Error: Invalid value for --tune: 'FOO' is neither a const tunable of good.tri nor a macro its source uses"),
     ("--hint of an unknown size", ["--hint", "M=64,Q=4"],
-     "Error: Invalid value for --hint: 'Q=4' is not one of M=SIZE, N=SIZE, K=SIZE"),
+     "Error: Invalid value for --hint: 'Q=4' is not one of M=SIZE, N=SIZE, K=SIZE, B=SIZE"),
     ("--hint of a zero size", ["--hint", "K=0"],
      "Error: Invalid value for --hint: 'K=0': the size must be a positive integer"),
     ("unknown -W flag", ["-Wfoo"], "Error: Invalid value for -W: unknown warning flag '-Wfoo'"),

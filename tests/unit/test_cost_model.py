@@ -4,6 +4,7 @@ The sm_90a facts it must reproduce were measured on an H200 at 4096^3 fp16 (issu
 64x64x32 w4 s3 = 0.46x cuBLAS, 128x128x64 w4 s3 = 0.73x, 128x256x64 w8 s4 = 0.94x.
 """
 import dataclasses
+import math
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,11 @@ ROOT = Path(__file__).resolve().parents[2]
 MATMUL = ROOT / "examples" / "matmul.tri"
 
 
-def tile(m, n, k, *, warps=(4, 8), wgmma=True, dtype_bytes=2, in_loop=True):
-    """A DotTile for an f16 ``[m, k] @ [k, n] -> f32`` dot, wgmma-eligible as accelerate-matmul
-    decides it (M a multiple of 16 * warps, N <= 256, K >= 32)."""
+def tile(m, n, k, *, warps=(4, 8), wgmma=True, dtype_bytes=2, in_loop=True, batch=1):
+    """A DotTile for an f16 ``[m, k] @ [k, n] -> f32`` dot (``batch`` of them: a batched dot),
+    wgmma-eligible as accelerate-matmul decides it (M a multiple of 16 * warps, N <= 256, K >= 32)."""
     wg = tuple((w, (min(n, 256) if wgmma and m % (16 * w) == 0 and k >= 32 else None)) for w in warps)
-    return cm.DotTile("k", m, n, k, dtype_bytes, dtype_bytes, 4, 2, False, wg, in_loop)
+    return cm.DotTile("k", m, n, k, dtype_bytes, dtype_bytes, 4, 2, False, wg, in_loop, batch=batch)
 
 
 def matmul_choice(arch, hint=None, **opts):
@@ -329,3 +330,81 @@ def test_chained_rejections():
     assert "wgmma" in cm.estimate_chained(chained(64, 64, 64), cm.Config((), 8, 3), gpu).reason  # 64 rows, 2 groups
     assert "shared memory" in cm.estimate_chained(chained(128, 128, 128), cm.Config((), 8, 4), gpu).reason
     assert "registers" in cm.estimate_chained(chained(128, 256, 128, warps=(8,)), cm.Config((), 8, 2), gpu).reason
+# ----------------------------------------------------------------------------- batched dots
+
+def test_batched_dot_is_read_as_its_2d_slices():
+    """bmm's [TM, TK, TB] @ [TK, TN, TB] is ranked as the TB 2-D dots unbatch-dots makes of it."""
+    comp = Compilation(ROOT / "examples" / "bmm.tri", CompileOptions(arch="sm_90a", defines={"TYPE": "half"},
+                                                                      tune={"TM": [64], "TN": [64], "TK": [32],
+                                                                            "TB": [2]}))
+    tiles = cm.dot_tiles(comp.ttir, (4, 8))
+    assert [(t.m, t.n, t.k, t.batch, t.wgmma_n(4), t.wgmma_n(8)) for t in tiles] == [(64, 64, 32, 2, 64, None)]
+
+
+def test_batched_dot_costs_its_batch():
+    """A batch tile of TB products a trip: TB times the accumulator registers, the operand
+    bytes a stage and the mma time, over TB times fewer tiles (the problem's B matrices)."""
+    gpu = cm.GPU_MODELS["sm_90a"]
+    problem = {"M": 512, "N": 512, "K": 512, "B": 64}
+    one, _ = cm.estimate_dot(tile(64, 64, 32), 4, 3, gpu, problem)
+    two, _ = cm.estimate_dot(tile(64, 64, 32, batch=2), 4, 3, gpu, problem)
+    assert two.shared_bytes == 2 * one.shared_bytes
+    assert two.registers - 64 == 2 * (one.registers - 64)
+    assert two.tiles * 2 == one.tiles == 64 * 64
+    assert two.problem_flops == one.problem_flops == 2.0 * 512 ** 3 * 64
+    est, why = cm.estimate_dot(tile(64, 128, 32, batch=4), 4, 3, gpu, problem)
+    assert est is None and "the 4 64x128 accumulators" in why
+
+
+def test_bmm_default_build_is_the_measured_best():
+    """examples/bmm.tri with no -D on sm_90a: 128x128x64 over one matrix, 4 warps, 3 stages,
+    the fastest of the tiles measured on an H100 at 64 x 512^3 fp16 (0.0638 ms against 0.0817
+    for the old first candidates, 64x128x32 over one matrix at 4 warps, 2 stages)."""
+    comp = Compilation(ROOT / "examples" / "bmm.tri", CompileOptions(arch="sm_90a", defines={"TYPE": "half"}))
+    assert (comp.tunables, comp.num_warps, comp.num_stages) == ({"TM": 128, "TN": 128, "TK": 64, "TB": 1}, 4, 3)
+    hinted = Compilation(ROOT / "examples" / "bmm.tri", CompileOptions(arch="sm_90a", defines={"TYPE": "half"},
+                                                                        hint={"M": 512, "N": 512, "K": 512, "B": 64}))
+    assert hinted.tunables == comp.tunables
+    assert "B=64 (--hint)" in hinted.choice.explain()
+
+
+# ----------------------------------------------------------------------------- gathered operands
+
+CONV2D = ROOT / "examples" / "conv2d.tri"
+
+
+def test_conv2d_a_is_a_gather_and_b_is_not():
+    comp = Compilation(CONV2D, CompileOptions(arch="sm_90a", defines={"TYPE": "half"}, tune={"TM": [64], "TN": [64]}))
+    (t,) = cm.dot_tiles(comp.ttir, (4, 8))
+    assert (t.gather_a, t.gather_b) == (True, False)
+    (m,) = cm.dot_tiles(matmul_choice("sm_90a").ttir, (4, 8))
+    assert (m.gather_a, m.gather_b) == (False, False)
+
+
+def test_a_gather_costs_issue_cycles_and_staging_registers():
+    """Per trip, gather_cycles per gathered element (the SM's issue slots); under 4 bytes,
+    staged_registers per element a thread holds."""
+    gpu = cm.GPU_MODELS["sm_90a"]
+    plain, _ = cm.estimate_dot(tile(64, 64, 32), 4, 3, gpu, cm.LARGE_PROBLEM)
+    gath = cm.DotTile(**{**plain.tile.__dict__, "gather_a": True})
+    est, _ = cm.estimate_dot(gath, 4, 3, gpu, cm.LARGE_PROBLEM)
+    assert est.registers - plain.registers == math.ceil(gpu.staged_registers * 64 * 32 / 128)
+    assert est.cycles > plain.cycles
+    f32 = cm.DotTile(**{**gath.__dict__, "a_bytes": 4, "b_bytes": 4})
+    f32_plain = cm.DotTile(**{**plain.tile.__dict__, "a_bytes": 4, "b_bytes": 4})
+    e32, _ = cm.estimate_dot(f32, 4, 3, gpu, cm.LARGE_PROBLEM)
+    p32, _ = cm.estimate_dot(f32_plain, 4, 3, gpu, cm.LARGE_PROBLEM)
+    assert e32.registers == p32.registers  # 4-byte elements go through cp.async, not registers
+
+
+@pytest.mark.parametrize("defines, tf32, hint, want", [
+    # fp16 28x28 (the gpu-check case's sizes, and no hint): 64x64x32 at 4 warps, measured the
+    # fastest on an H100 (0.134 ms; 8 warps 0.212, 128x64x32 0.336)
+    ({"TYPE": "half"}, False, {"M": 25088, "N": 128, "K": 1152}, (64, 64, 32, 4)),
+    ({"TYPE": "half"}, False, {}, (64, 64, 32, 4)),
+    # TF32 13x13 stride 2: 1568 output rows; 32x64x32 (0.038 ms) over 64x64x32 (0.067), 64x32x32 (0.056)
+    ({"TYPE": "float"}, True, {"M": 1568, "N": 128, "K": 1152}, (32, 64, 32, 4)),
+])
+def test_conv2d_choices(defines, tf32, hint, want):
+    comp = Compilation(CONV2D, CompileOptions(arch="sm_90a", defines=defines, allow_tf32=tf32, hint=hint))
+    assert (comp.tunables["TM"], comp.tunables["TN"], comp.tunables["TK"], comp.num_warps) == want

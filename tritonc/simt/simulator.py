@@ -26,7 +26,8 @@ once (a value is an array over threads), so the warp-collective instructions (``
   conditional branch whose false target is where the true side rejoins), run under a mask;
 * the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
   vectorised, and the ``mad.wide.s32`` that forms global addresses in loops: ``d = sext(a) *
-  sext(b) + c`` mod 2^64) are interpreted from their text;
+  sext(b) + c`` mod 2^64) and ``atomics.py``'s vector ``red.global.add.vN.f32`` (thread by
+  thread, element by element, as ``atomicrmw``) are interpreted from their text;
 * ``wgmma.mma_async`` (``dot_wgmma.py``'s inline asm) runs per warp group when it is issued,
   reading A and B through the matrix descriptors (PTX ISA 9.7.15.5.1: start address, LBO,
   SBO, swizzle mode; the canonical K-major and MN-major layouts, the swizzle applied to
@@ -859,6 +860,22 @@ class Simulator:
                     for k in range(nb):
                         data[:, j * nb + k] = (raw >> (8 * k)) & 0xFF
                 self.mem.write(1, addr.astype(np.uint64), data, mask & pred)
+                continue
+            red = re.match(r"red(?:\.[a-z]+)*?\.global\.add\.v(\d)\.f32\s+\[\s*\$(\d+)\s*\+\s*(-?\d+)\s*\],\s*(\{[^}]*\})",
+                           stmt)
+            if red:  # atomics.py's vector red: per thread in thread order, per element, f32 adds
+                srcs = [int(x) for x in re.findall(r"\$(\d+)", red.group(4))]
+                base = regs[int(red.group(2))].astype(np.int64) + int(red.group(3))
+                for t in np.nonzero(mask & pred)[0]:
+                    one = np.zeros(self.T, bool)
+                    one[t] = True
+                    for j, s_ in enumerate(srcs):
+                        addr = (base + 4 * j).astype(np.uint64)
+                        cur = self.mem.read(1, addr, 4, one)[t].copy().view(np.float32)[0]
+                        new = np.float32(cur + np.float32(np.asarray(regs[s_])[t]))
+                        data = np.zeros((self.T, 4), np.uint8)
+                        data[t] = np.frombuffer(new.tobytes(), np.uint8)
+                        self.mem.write(1, addr, data, one)
                 continue
             raise NotImplementedError(f"simulator: inline asm statement {stmt!r}")
         outs = []

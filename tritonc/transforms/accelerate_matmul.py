@@ -159,6 +159,20 @@ def mma_types(a: ScalarType, b: ScalarType, acc: ScalarType, input_precision: st
     return kw
 
 
+def wgmma_shape_n(a_element: str, acc_element: str, M: int, N: int, K: int, num_warps: int) -> int | None:
+    """The element-type and shape conditions of :func:`wgmma_eligible` alone (no operand
+    layouts): the instruction's ``N`` for an ``[M, K] @ [K, N]`` dot with ``a_element``
+    operands (type names, ``"f16"``) and an ``acc_element`` accumulator at ``num_warps``
+    warps, else ``None``. The cost model uses it for the 2-D slices of a batched dot, which
+    ``unbatch-dots`` creates after it has ranked the configurations."""
+    if a_element not in ("f16", "bf16") or acc_element != "f32" or num_warps % 4:
+        return None
+    n = min(N, 256)
+    if M % (16 * num_warps) or N % 8 or N % n or K % 16 or K < WGMMA_MIN_K:
+        return None
+    return n
+
+
 def wgmma_eligible(op: Operation, num_warps: int) -> int | None:
     """The ``N`` of one ``wgmma`` instruction when dot ``op`` (already :func:`eligible` for mma
     v2) can run as ``wgmma.mma_async.m64nNk16`` on sm_90a, else ``None``: f16 / bf16 operands
@@ -170,12 +184,9 @@ def wgmma_eligible(op: Operation, num_warps: int) -> int | None:
     to cover the trip's fixed costs: conv2d 64x64x16 ran 19 % slower on wgmma than on
     mma.sync on an H200, benchmarks/RESULTS.md)."""
     a, b, acc = (v.type for v in op.operands)
-    if a.element.name not in ("f16", "bf16") or acc.element.name != "f32" or num_warps % 4:
-        return None
     M, K = a.shape
-    N = b.shape[1]
-    n = min(N, 256)
-    if M % (16 * num_warps) or N % 8 or N % n or K % 16 or K < WGMMA_MIN_K:
+    n = wgmma_shape_n(a.element.name, acc.element.name, M, b.shape[1], K, num_warps)
+    if n is None:
         return None
     for x in (op.operands[0], op.operands[1]):
         t = x.type

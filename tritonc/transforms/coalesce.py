@@ -8,7 +8,10 @@ axis info (``analysis/axis_info.py``):
 * ``size_per_thread[order[0]] = min(alignment, 16 bytes / element bytes, numel / threads)``
   where ``alignment = min(contiguity, divisibility / element bytes)`` along ``order[0]``, so
   one thread's elements along that dimension are one aligned access of at most 16 bytes
-  (``ld.global.v4.b32``); 1 elsewhere; atomics get 1 (one element per instruction);
+  (``ld.global.v4.b32``); 1 elsewhere; atomics get 1 (one element per instruction), except
+  an fp32 ``atomic_add`` whose old values are unused (:func:`vector_red`), which gets up to 4,
+  as a store would: on sm_90 each run is one ``red.global.add.v4.f32`` (PTX ISA 8.1), else
+  one ``red`` per element;
 * threads of a warp, then warps, go along ``order`` (fastest first), each clamped to what the
   shape needs, the rest to the slowest dimension (Triton's ``BlockedEncodingAttr::get``), so
   the 32 lanes of a warp read consecutive memory.
@@ -100,6 +103,16 @@ def innermost_axis(ptr: Value, axis: AxisInfoAnalysis) -> int | None:
     return varying[0] if len(varying) == 1 else None
 
 
+def vector_red(op: Operation) -> bool:
+    """Whether ``op`` is a tile ``atomic_rmw`` add of fp32 whose result (the old values) is
+    unused: a reduction (``red``) that may update a run of contiguous elements at once (the
+    vector ``red.global.add.v2/v4.f32`` of sm_90, PTX ISA 8.1), so it is laid out as a store."""
+    if op.name != "tt.atomic_rmw" or op.attrs.get("kind") not in ("add", "fadd") or op.result.uses:
+        return False
+    t = op.get("value").type
+    return isinstance(t, TileType) and t.element.name == "f32"
+
+
 def access_of(op: Operation, axis: AxisInfoAnalysis, num_warps: int) -> Access:
     """The :class:`Access` of memory op ``op`` (a tile access; see the module docstring)."""
     ptr = pointer_of(op)
@@ -112,7 +125,7 @@ def access_of(op: Operation, axis: AxisInfoAnalysis, num_warps: int) -> Access:
     for s in shape:
         numel *= s
     vec = 1
-    if op.name in ("tt.load", "tt.store") and pointee.bits > 1:  # i1 is a byte in memory: scalar
+    if (op.name in ("tt.load", "tt.store") or vector_red(op)) and pointee.bits > 1:  # i1 is a byte: scalar
         vec = min(axis.max_vector_elems(ptr, elem_bytes), max(1, MAX_ACCESS_BYTES // elem_bytes),
                   shape[order[0]], max(1, numel // (WARP_SIZE * num_warps)))
     strong = max(info.contiguity) > 1
@@ -168,8 +181,9 @@ def choose_layouts(accesses: list[Access], group_of, num_warps: int, reduced=fro
         loads = [a for a in strong if a.op.name == "tt.load"]
         ref = (loads or strong)[0]
         same = [a for a in strong if a.order == ref.order]
-        vec = max([a.vec for a in same if a.op.name != "tt.store"] or [ref.vec])
-        vec = min([vec] + [a.vec for a in same if a.op.name == "tt.store"])
+        writes = [a for a in same if a.op.name == "tt.store" or vector_red(a.op)]
+        vec = max([a.vec for a in same if a not in writes] or [ref.vec])
+        vec = min([vec] + [a.vec for a in writes])
         group_layout[root] = ref.layout(vec, num_warps)
         for a in members:
             if a in strong and a.order != ref.order:

@@ -34,6 +34,10 @@ The model, per configuration (``TM x TN x TK`` dot tile, ``W`` warps, ``S`` stag
 5. **Waves**: ``ceil(M / TM) * ceil(N / TN)`` output tiles over ``SMs * c`` slots; the time is
    ``waves * (ceil(K / TK) * round + latency + epilogue)``, so a tile too large for a small
    problem leaves SMs idle and loses.
+6. **Gathered operands** (:func:`gathered`: loaded through a pointer tile with no contiguity,
+   one element per instruction): ``gather_cycles`` issue cycles per gathered element a trip,
+   a term of the norm times the resident CTAs, and, under 4 bytes (staged through registers),
+   ``staged_registers`` registers per element a thread holds (docs/tuning.md).
 
 The per-target constants (:data:`GPU_MODELS`) are public figures (SM counts, shared-memory and
 register limits from the CUDA C++ Programming Guide's compute-capability tables, dense fp16
@@ -54,19 +58,22 @@ the memory system idle (too small a tile per CTA).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
 
 from ..ir.core import Module
+from ..ir.types import TileType
 
 #: Problem size assumed without ``--hint``: large enough that every tile shape fills the GPU
 #: for several waves (the size the matmul benchmarks measure).
 LARGE_PROBLEM = {"M": 4096, "N": 4096, "K": 4096}
 
 #: The problem dimensions ``--hint`` accepts: a dot ``[M, K] @ [K, N]``'s output rows, output
-#: columns and reduction length, summed over the kernel's grid and loop.
-HINT_NAMES = ("M", "N", "K")
+#: columns and reduction length, summed over the kernel's grid and loop, and ``B``: how many
+#: such products the grid computes (the batch of a batched ``@``; 1 when not given).
+HINT_NAMES = ("M", "N", "K", "B")
 
 #: ``num_warps`` candidates for a kernel with a ``tt.dot`` when ``--num-warps`` is ``auto``.
 WARP_CANDIDATES = (4, 8)
@@ -107,6 +114,13 @@ class GpuModel:
         dram_bytes: device-memory bytes per cycle of one SM at full bandwidth (the data sheet's
             bandwidth over SMs and boost clock): ``dram_bytes * latency`` bytes must be in
             flight on each SM to saturate it (Little's law; the memory-bound model).
+        gather_cycles: SM issue cycles per element of a gathered operand a trip (its address,
+            bounds checks, one load or 4-byte copy per element; estimate, from conv2d fp16
+            64x64x32 on an H100: ~1100 cycles per CTA trip for 2048 gathered elements, half
+            of it put on the gather).
+        staged_registers: registers per thread per gathered element of an operand under 4
+            bytes (staged through registers one trip ahead, ``software-pipeline``: the value,
+            its 64-bit address and mask; estimate).
     """
 
     arch: str
@@ -124,6 +138,8 @@ class GpuModel:
     latency: float = 1000.0
     step_overhead: float = 40.0
     dram_bytes: float = 16.0
+    gather_cycles: float = 0.5
+    staged_registers: float = 6.0
 
     @property
     def peak_flops(self) -> float:
@@ -166,6 +182,12 @@ class DotTile:
         chain: ``0``, or a number shared by the dots of one loop body that holds two or more
             (chained dots: flash attention's ``q @ k`` and ``p @ v``, :func:`estimate_chained`);
             in the body's order.
+        batch: the batch tile of a batched dot ``[m, k, batch] @ [k, n, batch]`` (1 for a 2-D
+            dot): ``unbatch-dots`` makes it ``batch`` 2-D dots of ``[m, k] @ [k, n]`` a trip,
+            each with its own operand tiles and accumulator.
+        gather_a, gather_b: the operand is loaded through a pointer tile with no contiguity in
+            any dimension (a gather: conv2d's A, ``pa0[m] + AOFF[k]``), one element per
+            instruction (:func:`gathered`).
     """
 
     kernel: str
@@ -180,33 +202,70 @@ class DotTile:
     wgmma: tuple[tuple[int, int | None], ...]
     in_loop: bool
     chain: int = 0
+    batch: int = 1
+    gather_a: bool = False
+    gather_b: bool = False
 
     def wgmma_n(self, num_warps: int) -> int | None:
         return dict(self.wgmma).get(num_warps)
 
 
-def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool = False) -> list[DotTile]:
-    """The :class:`DotTile` of every 2-D ``tt.dot`` in ``module`` (tt IR from the frontend).
+def gathered(operand, axis) -> bool:
+    """Whether dot operand ``operand`` (a value of tt IR) is a load through a pointer tile with
+    no contiguity in any dimension (looking through ``tt.trans``, ``tt.broadcast`` and casts):
+    a gather, accessed one element per instruction whatever the alignment (``coalesce``'s
+    "not strong" access). ``axis``: an :class:`~tritonc.analysis.axis_info.AxisInfoAnalysis`
+    of the module."""
+    v = operand
+    for _ in range(4):
+        op = getattr(v, "op", None)
+        if op is None:
+            return False
+        if op.name == "tt.load":
+            ptr = op.get("ptr")
+            return isinstance(ptr.type, TileType) and max(axis.info(ptr).contiguity) <= 1
+        if op.name not in ("tt.trans", "tt.broadcast", "arith.extf", "arith.truncf", "tt.fp_to_fp",
+                           "arith.sitofp", "arith.bitcast"):
+            return False
+        v = op.operands[0]
+    return False
 
-    ``warp_candidates``: the warp counts at which to test wgmma eligibility.
+
+def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool = False) -> list[DotTile]:
+    """The :class:`DotTile` of every 2-D or batched (3-D, batch axis trailing) ``tt.dot`` in
+    ``module`` (tt IR from the frontend).
+
+    ``warp_candidates``: the warp counts at which to test wgmma eligibility. A batched dot is
+    modelled as the 2-D dots ``unbatch-dots`` splits it into (batch tiles up to
+    :data:`~tritonc.transforms.unbatch_dots.MAX_BATCH_UNROLL`; larger ones stay on FMA), their
+    wgmma eligibility from the shapes and types alone
+    (:func:`~tritonc.transforms.accelerate_matmul.wgmma_shape_n`).
     """
-    from ..transforms.accelerate_matmul import mma_types, wgmma_eligible
+    from ..analysis.axis_info import AxisInfoAnalysis
+    from ..transforms.accelerate_matmul import mma_types, wgmma_eligible, wgmma_shape_n
+    from ..transforms.unbatch_dots import MAX_BATCH_UNROLL
 
     tiles = []
+    axis = None
     for f in module.functions:
         dots = [op for op in f.walk() if op.name == "tt.dot"]
         bodies = [op.parent for op in dots]
         chained = [blk for i, blk in enumerate(bodies) if bodies.count(blk) >= 2 and bodies.index(blk) == i]
         for op in dots:
-            if len(op.operands) < 3 or op.operands[0].type.rank != 2:
+            if len(op.operands) < 3 or op.operands[0].type.rank not in (2, 3):
                 continue
             a, b, acc = (v.type for v in op.operands[:3])
-            m, k = a.shape
+            m, k = a.shape[:2]
             n = b.shape[1]
+            batch = a.shape[2] if a.rank == 3 else 1
             kw = mma_types(a.element, b.element, acc.element, op.attrs.get("input_precision", "ieee"), allow_tf32)
-            if kw is not None and (m % 16 or n % 8 or k % (8 * kw)):
+            if kw is not None and (m % 16 or n % 8 or k % (8 * kw) or batch > MAX_BATCH_UNROLL):
                 kw = None
-            wg = tuple((w, wgmma_eligible(op, w) if kw is not None else None) for w in warp_candidates)
+            if a.rank == 3:
+                wg = tuple((w, wgmma_shape_n(a.element.name, acc.element.name, m, n, k, w) if kw is not None else None)
+                           for w in warp_candidates)
+            else:
+                wg = tuple((w, wgmma_eligible(op, w) if kw is not None else None) for w in warp_candidates)
             in_loop = False
             parent = op.parent_op()
             while parent is not None and not in_loop:
@@ -215,7 +274,11 @@ def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool
             chain = next((i + 1 for i, blk in enumerate(chained) if op.parent is blk), 0) if in_loop else 0
             tiles.append(DotTile(f.name, m, n, k, _ELEMENT_BYTES.get(a.element.name, 4),
                                  _ELEMENT_BYTES.get(b.element.name, 4), _ELEMENT_BYTES.get(acc.element.name, 4),
-                                 kw, a.element.name == "i8", wg, in_loop, chain))
+                                 kw, a.element.name == "i8", wg, in_loop, chain=chain, batch=batch))
+            if in_loop:
+                axis = axis or AxisInfoAnalysis(module)
+                tiles[-1] = dataclasses.replace(tiles[-1], gather_a=gathered(op.operands[0], axis),
+                                                gather_b=gathered(op.operands[1], axis))
     return tiles
 
 
@@ -272,6 +335,8 @@ class Estimate:
     def describe(self, gpu: GpuModel) -> str:
         if not self.feasible:
             return f"{self.config.describe()}: rejected, {self.reason}"
+        if not self.dots:
+            return f"{self.config.describe()}: no dot the model ranks (the source's candidate order)"
         d = max(self.dots, key=lambda e: e.cycles)
         return (f"{self.config.describe()}: {d.instruction}, {d.shared_bytes // 1024} KiB shared memory, "
                 f"~{d.registers} registers/thread, {d.ctas_per_sm} CTA/SM, {d.tiles} tiles = "
@@ -297,27 +362,34 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
         return None, f"{threads} threads per CTA (at most 1024)"
     # 1. instruction
     wgmma_n = tile.wgmma_n(num_warps) if gpu.arch in WGMMA_ARCHS else None
-    acc_regs = math.ceil(tile.m * tile.n * tile.acc_bytes / 4 / threads)
+    nb = tile.batch  # a batched dot: nb 2-D dots a trip, each with its operands and accumulator
+    acc_regs = math.ceil(nb * tile.m * tile.n * tile.acc_bytes / 4 / threads)
     if wgmma_n is not None:
         instruction, flops = f"wgmma m64n{wgmma_n}k16", gpu.wgmma_flops
         registers = acc_regs + 64
         if acc_regs > 128:
-            return None, (f"the {tile.m}x{tile.n} accumulator needs {acc_regs} registers per thread "
+            what = f"the {tile.m}x{tile.n} accumulator" if nb == 1 else f"the {nb} {tile.m}x{tile.n} accumulators"
+            return None, (f"{what} needs {acc_regs} registers per thread "
                           f"at {num_warps} warps (wgmma: at most 128)")
     elif tile.mma_k_width is not None:
         instruction, flops = "mma.sync m16n8k16", gpu.mma_flops * (2 if tile.int8 else 1)
         wm, wn = _warps_per_tile(tile.m, tile.n, num_warps)
         kslice = min(tile.k, 32)
         frag = math.ceil((tile.m // wm) * kslice * tile.a_bytes / 128) + math.ceil((tile.n // wn) * kslice * tile.b_bytes / 128)
-        registers = acc_regs + frag + 32
+        registers = acc_regs + nb * frag + 32
     else:
         instruction, flops = "FMA", gpu.fma_flops
         registers = acc_regs + 32
+    # a gather under 4 bytes is staged through registers a trip ahead (cp.async needs 4 bytes)
+    gathered_elems = nb * (tile.m * tile.k * tile.gather_a + tile.k * tile.n * tile.gather_b)
+    staged = nb * (tile.m * tile.k * (tile.gather_a and tile.a_bytes < 4)
+                   + tile.k * tile.n * (tile.gather_b and tile.b_bytes < 4))
+    registers += math.ceil(gpu.staged_registers * staged / threads)
     if registers > 255:
         return None, (f"~{registers} registers per thread at {num_warps} warps ({instruction}; at most 255: "
                       "it would spill)")
     # 2. shared memory
-    stage_bytes = tile.m * tile.k * tile.a_bytes + tile.k * tile.n * tile.b_bytes
+    stage_bytes = nb * (tile.m * tile.k * tile.a_bytes + tile.k * tile.n * tile.b_bytes)
     stages = num_stages if tile.in_loop else 1
     shared = max(stages, 1) * stage_bytes
     if shared > gpu.smem_per_cta:
@@ -330,28 +402,30 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     if ctas < 1:
         return None, f"no CTA fits on an SM ({registers} registers x {threads} threads)"
     # waves over the SMs (step 5); a problem with fewer tiles than slots leaves them empty
-    M, N, K = problem["M"], problem["N"], problem["K"]
-    tiles = math.ceil(M / tile.m) * math.ceil(N / tile.n)
+    M, N, K, B = problem["M"], problem["N"], problem["K"], problem.get("B", 1)
+    tiles = math.ceil(M / tile.m) * math.ceil(N / tile.n) * math.ceil(B / nb)
     waves = math.ceil(tiles / (gpu.sm_count * ctas))
     resident = min(ctas, math.ceil(tiles / gpu.sm_count))
     # 4. one round: every resident CTA takes one TK step
-    t_mma = 2.0 * tile.m * tile.n * tile.k / flops
+    t_mma = 2.0 * nb * tile.m * tile.n * tile.k / flops
     t_l2 = stage_bytes / gpu.l2_bytes
     if wgmma_n is not None:
         groups = num_warps // 4
-        smem_traffic = stage_bytes + tile.m * tile.k * tile.a_bytes + groups * tile.k * tile.n * tile.b_bytes
+        smem_traffic = stage_bytes + nb * (tile.m * tile.k * tile.a_bytes + groups * tile.k * tile.n * tile.b_bytes)
     elif tile.mma_k_width is not None:
         wm, wn = _warps_per_tile(tile.m, tile.n, num_warps)
-        smem_traffic = stage_bytes + wn * tile.m * tile.k * tile.a_bytes + wm * tile.k * tile.n * tile.b_bytes
+        smem_traffic = stage_bytes + nb * (wn * tile.m * tile.k * tile.a_bytes + wm * tile.k * tile.n * tile.b_bytes)
     else:
         smem_traffic = stage_bytes * (1 + num_warps)
     t_smem = smem_traffic / gpu.smem_bytes
     latency = gpu.latency / max(stages - 1, 1)
-    round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, latency) + gpu.step_overhead
+    t_gather = gpu.gather_cycles * gathered_elems  # issue slots: the SM's, shared by its CTAs
+    round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, resident * t_gather,
+                           latency) + gpu.step_overhead
     steps = math.ceil(K / tile.k) if tile.in_loop else 1
-    epilogue = resident * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes
+    epilogue = resident * nb * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes
     cycles = waves * (steps * round_cycles + gpu.latency + epilogue)
-    flops_done = 2.0 * M * N * (K if tile.in_loop else tile.k)
+    flops_done = 2.0 * M * N * B * (K if tile.in_loop else tile.k)
     return DotEstimate(tile, instruction, shared, registers, ctas, tiles, waves, cycles, flops_done), None
 
 
