@@ -100,8 +100,10 @@ def _explain_choice(comp) -> str:
         head = "tritonc: every meta-parameter was fixed on the command line; the cost model did not run"
     else:
         head = choice.explain()
+    warps = {k: w for k, w in comp.kernel_num_warps.items() if "__" not in k}
+    per_kernel = f" ({', '.join(f'{k} {w}' for k, w in warps.items())})" if len(set(warps.values())) > 1 else ""
     return (f"{head}\ntritonc: compiled with {' '.join(f'{k}={v}' for k, v in comp.tunables.items())}"
-            f"{' ' if comp.tunables else ''}num_warps={comp.num_warps} num_stages={comp.num_stages} "
+            f"{' ' if comp.tunables else ''}num_warps={comp.num_warps}{per_kernel} num_stages={comp.num_stages} "
             f"for {comp.options.arch}")
 
 

@@ -363,10 +363,13 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
             for s in stages:
                 space.append((cm.Config(config.tunables, w, s), tiles))
         # the memory-bound model's view of the same module: warps as the compile would take them
-        mem_warps = options.num_warps if options.num_warps is not None else default_num_warps(module)
+        # (each kernel its own, by the tile rule, unless --num-warps fixes them all)
+        kernel_warps = None if options.num_warps is not None else \
+            {f.name: default_num_warps(f) for f in module.functions if f.kind == "kernel"}
+        mem_warps = options.num_warps if kernel_warps is None else max(kernel_warps.values(), default=4)
         mem_space.append((cm.Config(config.tunables, mem_warps,
                                     stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES),
-                          cm.memory_profiles(module)))
+                          cm.memory_profiles(module, kernel_warps)))
     if not any_dot:
         choice = cm.choose_memory_bound(mem_space, options.arch, options.hint,
                                         tuple(n for n in names if n != "num_warps"))
@@ -542,7 +545,9 @@ class Compilation:
         self._require_kernel()
         from .analysis.tile_budget import check_tile_budget
 
-        check_tile_budget(self._frontend, self.num_warps)  # before the long part of the compile
+        warps_of = self.kernel_num_warps
+        for f in self._frontend.functions:  # before the long part of the compile
+            check_tile_budget(f, warps_of.get(f.name, self.num_warps))
         # A copy through the text (the tt module stays as it was): the ttg IR then names its
         # values as the printed tt IR does (clone_module would keep the name hints, and the
         # printer would number them differently).
@@ -550,6 +555,10 @@ class Compilation:
         if self.options.lineinfo:  # the text has no locations: bring them over for the line table
             copy_locations(self.ttir, module)
         module.attrs["num_warps"] = self.num_warps
+        if len(set(warps_of.values())) > 1:  # kernels of their own warp counts: each says its own
+            for f in module.functions:
+                if f.name in warps_of:
+                    f.attrs["num_warps"] = warps_of[f.name]
         with self.timer("ttg passes"):
             run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
                          allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.target.arch,
@@ -559,15 +568,30 @@ class Compilation:
 
     @cached_property
     def num_warps(self) -> int:
-        """``options.num_warps``, or the cost model's choice (kernels with a dot), or the default
-        chosen from the optimised tile IR (:mod:`tritonc.analysis.num_warps`)."""
+        """``options.num_warps``, else the most warps any kernel takes (:attr:`kernel_num_warps`;
+        the ttg module's ``num_warps`` attribute)."""
         if self.options.num_warps is not None:
             return self.options.num_warps
-        if self._front.num_warps is not None:
-            return self._front.num_warps
+        return max(self.kernel_num_warps.values(), default=self._front.num_warps or 4)
+
+    @cached_property
+    def kernel_num_warps(self) -> dict[str, int]:
+        """Warps per CTA of each kernel (specialised copies included), by name: every kernel
+        ``options.num_warps`` when given; else a kernel with a ``tt.dot`` takes the cost model's
+        choice, and any other kernel (or a dot kernel the model did not size) the tile rule
+        applied to its own optimised tile IR (:mod:`tritonc.analysis.num_warps`), so the
+        kernels of one file may differ. Each kernel's launch block is its own count."""
+        kernels = [f for f in self.ttir.functions if f.kind == "kernel"]
+        if self.options.num_warps is not None:
+            return {f.name: self.options.num_warps for f in kernels}
         from .analysis.num_warps import default_num_warps
 
-        return default_num_warps(self.ttir)
+        chosen = self._front.num_warps
+        out = {}
+        for f in kernels:
+            has_dot = any(op.name == "tt.dot" for op in f.walk())
+            out[f.name] = chosen if has_dot and chosen is not None else default_num_warps(f)
+        return out
 
     @property
     def num_stages(self) -> int:

@@ -726,7 +726,7 @@ def _layernorm_bwd_case() -> Case:
         else:
             import triton_ref
             triton_ref.layernorm_bwd(a["dx"], a["dw"], a["db"], dy, x, a["w"], a["mean"], a["rstd"],
-                                     mod.layernorm_bwd_dx.meta)
+                                     mod.layernorm_bwd_dx.meta, mod.layernorm_bwd_dwdb.meta)
         return [a["dx"], a["dw"], a["db"]]
 
     def reference(torch, a):
@@ -784,7 +784,7 @@ def _rmsnorm_case(kernel: str) -> Case:
         if fwd:
             triton_ref.rmsnorm_fwd(a["y"], x, w, a["rstd_out"], eps, meta["BLOCK"], meta["num_warps"])
             return [a["y"], a["rstd_out"]]
-        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], meta)
+        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], meta, mod.rmsnorm_bwd_dw.meta)
         return [a["dx"], a["dw"]]
 
     def reference(torch, a):

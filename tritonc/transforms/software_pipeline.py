@@ -667,20 +667,22 @@ class SoftwarePipeline(Pass):
             return False
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
         axis = am.get(AxisInfoAnalysis)
-        pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis, self)
+        pipeliners = {}
         plans = []
         for f in module.functions:
+            warps = module.num_warps_of(f, num_warps)
+            pipeliner = pipeliners.setdefault(warps, SoftwarePipeliner(self.num_stages, warps, axis, self))
             for op in f.walk():
                 if op.name == "scf.for":
                     plan = pipeliner.plan(op)
                     if plan is not None:
-                        plans.append(plan)
+                        plans.append((pipeliner, plan))
                     elif self.register_staging:
                         plan = pipeliner.plan(op, staged=True)
                         if plan is not None:
                             plan.staged = True  # rewritten by rewrite_staged
-                            plans.append(plan)
-        for plan in plans:
+                            plans.append((pipeliner, plan))
+        for pipeliner, plan in plans:
             if plan.staged:
                 pipeliner.rewrite_staged(plan)
             else:
