@@ -14,10 +14,14 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
 * ``divf``: f64 (and f16/bf16, through f32) is IEEE ``fdiv`` (``div.rn``). f32 is *not*
   IEEE (the spec says nothing about the accuracy of ``/``; OpenAI Triton does the same):
   ``div.full.f32`` (at most 2 ulp over the whole range, PTX ISA 9.7.3.8), and when the
-  divisor is one value for the whole tile (a splat: softmax's ``e / e[+]``) its reciprocal
-  once (IEEE ``div.rn``) and one multiply per element (at most 1.5 ulp) as long as the
-  reciprocal is a normal number (``2^-126 <= |d| <= 2^126``, a uniform branch; otherwise
-  ``div.full``). IEEE ``div.rn.f32`` costs about 20 instructions per element with a slow-path
+  divisor is one value for the whole tile (a splat: softmax's ``e / e[+]``, dropout's
+  ``x / (1 - p)``) its reciprocal once (IEEE ``div.rn``) and multiplies per element (at most
+  1.5 ulp), with no branch: ``(x * c) * (1 / (d * c))``, ``c`` a power of two that brings the
+  divisor into the normal range (``0.25`` above ``2^126``, ``2^24`` below ``2^-126``, else 1:
+  the scaling ``div.full`` does, PTX ISA 9.7.3.8). The branch this replaced (multiplies when
+  the reciprocal was normal, ``div.full`` otherwise) kept LLVM from placing independent work
+  (dropout's Philox) between a load and the division that uses it: the division waited for
+  the load first. IEEE ``div.rn.f32`` costs about 20 instructions per element with a slow-path
   call: it made softmax 10% slower at 4096x4096 and 19% at 4096x16384 on an H200
   (``benchmarks/RESULTS.md``, 2026-11-21). ``-ff32-division=rn`` (``CodegenOptions.f32_division``) brings it back
   (for measurements). ``remf`` is LLVM's ``frem``,
@@ -109,30 +113,19 @@ def _float_binary(lw: KernelLowering, op: Operation) -> None:
 
 
 def _divide_by_uniform(lw: KernelLowering, xs: list, d: ir.Value) -> list:
-    """``x / d`` for every ``x`` of ``xs`` (f32): ``x * (1 / d)`` with the reciprocal rounded
-    once (IEEE), or ``div.full`` where that reciprocal is not a normal number."""
+    """``x / d`` for every ``x`` of ``xs`` (f32, ``d`` one value for all): ``(x * c) * r`` with
+    ``r = 1 / (d * c)`` rounded once (IEEE) and ``c`` a power of two that makes ``d * c`` a
+    normal number (0.25 for ``|d| > 2^126``, ``2^24`` for ``|d| < 2^-126``, else 1), as
+    ``div.full.f32`` scales (PTX ISA 9.7.3.8). At most 1.5 ulp from the quotient (``x * c`` is
+    exact unless the quotient under- or overflows anyway); zero, infinite and NaN divisors give
+    IEEE's results. Straight-line code: no branch around the per-element multiplies."""
     b = lw.b
     mag = intrinsic_call(lw, "fabs", [d])
-    normal = b.and_(b.fcmp_ordered(">=", mag, ir.Constant(F32, 2.0 ** -126)),
-                    b.fcmp_ordered("<=", mag, ir.Constant(F32, 2.0 ** 126)))
-    rcp = b.fdiv(ir.Constant(F32, 1.0), d)
-    fast, slow = b.append_basic_block("div_rcp"), b.append_basic_block("div_full")
-    merge = b.append_basic_block("div_done")
-    b.cbranch(normal, fast, slow)
-    b.position_at_end(fast)
-    quick = [b.fmul(x, rcp) for x in xs]
-    b.branch(merge)
-    b.position_at_end(slow)
-    full = [lw.call("llvm.nvvm.div.full", F32, [x, d]) for x in xs]
-    b.branch(merge)
-    b.position_at_end(merge)
-    out = []
-    for q, f in zip(quick, full):
-        phi = b.phi(F32)
-        phi.add_incoming(q, fast)
-        phi.add_incoming(f, slow)
-        out.append(phi)
-    return out
+    big = b.fcmp_ordered(">", mag, ir.Constant(F32, 2.0 ** 126))
+    small = b.fcmp_ordered("<", mag, ir.Constant(F32, 2.0 ** -126))
+    c = b.select(big, ir.Constant(F32, 0.25), b.select(small, ir.Constant(F32, 2.0 ** 24), ir.Constant(F32, 1.0)))
+    r = b.fdiv(ir.Constant(F32, 1.0), b.fmul(d, c))
+    return [b.fmul(b.fmul(x, c), r) for x in xs]
 
 
 def _float_minmax(lw: KernelLowering, op: Operation) -> None:
