@@ -41,6 +41,7 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
 from __future__ import annotations
 
 import llvmlite.ir as ir
+import numpy as np
 
 from tritonc.ir.core import Operation
 from tritonc.ir.types import TileType, element_type
@@ -76,11 +77,37 @@ def define(lw: KernelLowering, result, regs: list) -> None:
     lw.set(result, regs if isinstance(result.type, TileType) else regs[0])
 
 
-def map_regs(lw: KernelLowering, op: Operation, fn) -> None:
-    """Define ``op``'s result as ``fn(*operand registers)`` register by register."""
+def map_regs(lw: KernelLowering, op: Operation, fn, reuse: list[int] | None = None) -> None:
+    """Define ``op``'s result as ``fn(*operand registers)`` register by register; with
+    ``reuse`` (:func:`repeated_registers`), register ``r`` is register ``reuse[r]``'s value
+    wherever ``reuse[r] != r`` (computed once)."""
     n = num_regs(lw, op)
     cols = [lw.regs(v, n) for v in op.operands]
-    define(lw, op.result, [fn(*args) for args in zip(*cols)])
+    out: list = []
+    for r, args in enumerate(zip(*cols)):
+        out.append(out[reuse[r]] if reuse is not None and reuse[r] != r else fn(*args))
+    define(lw, op.result, out)
+
+
+def repeated_registers(lw: KernelLowering, v) -> list[int] | None:
+    """For a tile ``v`` that axis info says is constant over runs of elements (``constancy``,
+    ``analysis/axis_info.py``): per register, the first register holding the same element run
+    in every thread (so the same value), or ``None`` when no two registers are known equal.
+    A mask ``off + cols < N`` with ``N`` a multiple of 8 and 8 contiguous elements per thread
+    is then one comparison per thread instead of 8 (what the loads and stores already use for
+    their predicates)."""
+    if not isinstance(v.type, TileType):
+        return None
+    from .memory import axis_info
+
+    runs = axis_info(lw).info(v).constancy
+    if all(k <= 1 for k in runs):
+        return None
+    coords = lw.dist(v).coords()  # [threads, regs, rank]
+    blocks = coords // np.asarray(runs, dtype=np.int64)
+    first: dict[bytes, int] = {}
+    rep = [first.setdefault(np.ascontiguousarray(blocks[:, r, :]).tobytes(), r) for r in range(coords.shape[1])]
+    return rep if any(i != r for r, i in enumerate(rep)) else None
 
 
 def intrinsic_call(lw: KernelLowering, base: str, args: list[ir.Value]) -> ir.Value:
@@ -151,10 +178,11 @@ def _negf(lw: KernelLowering, op: Operation) -> None:
 @lowers("arith.cmpi")
 def _cmpi(lw: KernelLowering, op: Operation) -> None:
     kind, pred = _ICMP[op.attrs["predicate"]]
+    reuse = repeated_registers(lw, op.result)  # a mask constant over runs: one compare per run
     if kind == "s":
-        map_regs(lw, op, lambda a, b: lw.b.icmp_signed(pred, a, b))
+        map_regs(lw, op, lambda a, b: lw.b.icmp_signed(pred, a, b), reuse)
     else:
-        map_regs(lw, op, lambda a, b: lw.b.icmp_unsigned(pred, a, b))
+        map_regs(lw, op, lambda a, b: lw.b.icmp_unsigned(pred, a, b), reuse)
 
 
 @lowers("arith.cmpf")
