@@ -363,10 +363,11 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
             for s in stages:
                 space.append((cm.Config(config.tunables, w, s), tiles))
         # the memory-bound model's view of the same module: warps as the compile would take them
-        # (each kernel its own, by the tile rule, unless --num-warps fixes them all)
-        kernel_warps = None if options.num_warps is not None else \
-            {f.name: default_num_warps(f) for f in module.functions if f.kind == "kernel"}
-        mem_warps = options.num_warps if kernel_warps is None else max(kernel_warps.values(), default=4)
+        # (the file's count, or a kernel's own from --kernel-warps)
+        file_warps = options.num_warps if options.num_warps is not None else default_num_warps(module)
+        kernel_warps = {f.name: options.kernel_warps.get(f.name, file_warps)
+                        for f in module.functions if f.kind == "kernel"} if options.kernel_warps else None
+        mem_warps = max(kernel_warps.values(), default=file_warps) if kernel_warps else file_warps
         mem_space.append((cm.Config(config.tunables, mem_warps,
                                     stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES),
                           cm.memory_profiles(module, kernel_warps)))
@@ -568,30 +569,45 @@ class Compilation:
 
     @cached_property
     def num_warps(self) -> int:
-        """``options.num_warps``, else the most warps any kernel takes (:attr:`kernel_num_warps`;
-        the ttg module's ``num_warps`` attribute)."""
+        """The most warps any kernel takes (:attr:`kernel_num_warps`; the ttg module's
+        ``num_warps`` attribute): without ``options.kernel_warps``, every kernel's."""
+        return max(self.kernel_num_warps.values(), default=self._file_num_warps)
+
+    @cached_property
+    def _file_num_warps(self) -> int:
+        """``options.num_warps``, or the cost model's choice (kernels with a dot), or the default
+        chosen from the optimised tile IR of the whole file (:mod:`tritonc.analysis.num_warps`)."""
         if self.options.num_warps is not None:
             return self.options.num_warps
-        return max(self.kernel_num_warps.values(), default=self._front.num_warps or 4)
+        if self._front.num_warps is not None:
+            return self._front.num_warps
+        from .analysis.num_warps import default_num_warps
+
+        return default_num_warps(self.ttir)
 
     @cached_property
     def kernel_num_warps(self) -> dict[str, int]:
-        """Warps per CTA of each kernel (specialised copies included), by name: every kernel
-        ``options.num_warps`` when given; else a kernel with a ``tt.dot`` takes the cost model's
-        choice, and any other kernel (or a dot kernel the model did not size) the tile rule
-        applied to its own optimised tile IR (:mod:`tritonc.analysis.num_warps`), so the
-        kernels of one file may differ. Each kernel's launch block is its own count."""
-        kernels = [f for f in self.ttir.functions if f.kind == "kernel"]
-        if self.options.num_warps is not None:
-            return {f.name: self.options.num_warps for f in kernels}
-        from .analysis.num_warps import default_num_warps
+        """Warps per CTA of each kernel (specialised copies take their kernel's), by name:
+        ``options.kernel_warps[name]`` for a kernel named there, else the file's count
+        (``options.num_warps``, or the automatic choice over the whole file). Each kernel's
+        launch block is its own count (the launchers' metadata is per kernel).
 
-        chosen = self._front.num_warps
-        out = {}
-        for f in kernels:
-            has_dot = any(op.name == "tt.dot" for op in f.walk())
-            out[f.name] = chosen if has_dot and chosen is not None else default_num_warps(f)
-        return out
+        The automatic choice is one count per file on purpose: the tile rule applied to each
+        kernel alone measured worse on an H100 (2026-11-27, ``make bench`` rows):
+        ``rmsnorm_fwd`` 0.0814 ms at its own 4 warps against 0.0506 ms at the file's 8, while
+        ``layernorm_bwd`` gained 1.4% (0.1612 ms, from 0.1635).
+
+        Raises:
+            CompileError: ``options.kernel_warps`` names a kernel the file does not define.
+        """
+        kernels = [f for f in self.ttir.functions if f.kind == "kernel"]
+        names = {f.attrs.get("variant_of", f.name) for f in kernels}
+        unknown = sorted(set(self.options.kernel_warps) - names)
+        if unknown:
+            raise CompileError(f"--kernel-warps names no kernel of this file: {', '.join(unknown)} "
+                               f"(kernels: {', '.join(sorted(names)) or 'none'})")
+        base = self._file_num_warps
+        return {f.name: self.options.kernel_warps.get(f.attrs.get("variant_of", f.name), base) for f in kernels}
 
     @property
     def num_stages(self) -> int:
