@@ -106,9 +106,8 @@ def test_softmax_example_spec16_variant_is_vectorised():
     example = by_name("softmax")
     k = kernels(ptx_of(example.path, defines=dict(example.defines), specialize=True))
     # 8 floats per thread: two 16-byte accesses per tile, in the one-tile path (a load, a
-    # store), the four-tile path (four of each) and the loop's two passes (a load each, a
-    # store in the second)
-    assert len(V4_LOAD.findall(k["softmax__spec16"])) == 14 and len(V4_STORE.findall(k["softmax__spec16"])) == 12
+    # store) and in the loop's two passes (a load each, a store in the second)
+    assert len(V4_LOAD.findall(k["softmax__spec16"])) == 6 and len(V4_STORE.findall(k["softmax__spec16"])) == 4
     assert not V4_LOAD.search(k["softmax"])
 
 

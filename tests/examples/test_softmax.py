@@ -1,5 +1,5 @@
 """examples/softmax.tri: softmax along rows in the interpreter against float64 numpy, rows that
-fit one tile, rows of two to four tiles (read once) and rows wider (the online max / sum loop),
+fit one tile (the single-tile path) and rows several tiles wide (the online max / sum loop),
 separate row strides, extreme values and -inf entries."""
 import numpy as np
 import pytest
@@ -27,14 +27,14 @@ def _run(x: np.ndarray, defines) -> np.ndarray:
 
 
 @pytest.mark.parametrize("defines", [{"BLOCK": "32"}, None], ids=["BLOCK=32", "no-D"])
-@pytest.mark.parametrize("shape", [(1, 1), (2, 32), (3, 64), (2, 100), (2, 128), (2, 129), *ragged_sizes(161, 3, [(1, 9), (33, 3000)], [None, 32])],
+@pytest.mark.parametrize("shape", [(1, 1), (2, 32), (3, 64), *ragged_sizes(161, 3, [(1, 9), (33, 3000)], [None, 32])],
                          ids=str)
 def test_softmax(shape, defines):
     x = (rng.standard_normal(shape) * 4).astype(np.float32)
     assert_close(_run(x, defines), _softmax(x), rtol=1e-5, atol=1e-7, what="y")
 
 
-@pytest.mark.parametrize("N", [20, 100, 200], ids=["one tile", "four tiles", "loop"])
+@pytest.mark.parametrize("N", [20, 200], ids=["one tile", "loop"])
 def test_softmax_extremes(N):
     """Large magnitudes (exp would overflow without the maximum), a row whose maximum comes
     late (the loop's rescaling), -inf entries (exp(-inf) = 0), a lane that sees only -inf
