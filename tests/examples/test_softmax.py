@@ -27,7 +27,7 @@ def _run(x: np.ndarray, defines) -> np.ndarray:
 
 
 @pytest.mark.parametrize("defines", [{"BLOCK": "32"}, None], ids=["BLOCK=32", "no-D"])
-@pytest.mark.parametrize("shape", [(1, 1), (2, 32), (3, 64), *ragged_sizes(161, 3, [(1, 9), (33, 3000)], [None, 32])],
+@pytest.mark.parametrize("shape", [(1, 1), (2, 32), (2, 33), (3, 64), (2, 100), *ragged_sizes(161, 3, [(1, 9), (33, 3000)], [None, 32])],
                          ids=str)
 def test_softmax(shape, defines):
     x = (rng.standard_normal(shape) * 4).astype(np.float32)
