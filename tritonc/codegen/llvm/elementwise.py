@@ -43,6 +43,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import numpy as np
 
+from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.core import Operation
 from tritonc.ir.types import TileType, element_type
 
@@ -89,6 +90,13 @@ def map_regs(lw: KernelLowering, op: Operation, fn, reuse: list[int] | None = No
     define(lw, op.result, out)
 
 
+def axis_info(lw: KernelLowering):
+    """Axis info of the module being lowered (computed once per kernel)."""
+    if lw.entry_values.axis_info is None:
+        lw.entry_values.axis_info = AxisInfoAnalysis(lw.f.parent)
+    return lw.entry_values.axis_info
+
+
 def repeated_registers(lw: KernelLowering, v) -> list[int] | None:
     """For a tile ``v`` that axis info says is constant over runs of elements (``constancy``,
     ``analysis/axis_info.py``): per register, the first register holding the same element run
@@ -98,8 +106,6 @@ def repeated_registers(lw: KernelLowering, v) -> list[int] | None:
     their predicates)."""
     if not isinstance(v.type, TileType):
         return None
-    from .memory import axis_info
-
     runs = axis_info(lw).info(v).constancy
     if all(k <= 1 for k in runs):
         return None
