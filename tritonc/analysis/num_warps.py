@@ -1,9 +1,8 @@
 """The number of warps per CTA when the user gives none (``--num-warps`` left at ``auto``).
 
 Rule of thumb (OpenAI Triton's: its fused-softmax tutorial and its matmul configurations),
-applied to the optimised tile IR of one kernel (each kernel of a file gets its own count; the
-driver records it as the kernel's ``num_warps`` attribute) or of a whole module, the largest
-demand winning:
+applied to the optimised tile IR of a whole module (the driver's automatic choice: one count
+for every kernel of a file) or of one kernel, the largest demand winning:
 
 * a module with ``tt.dot``: 8 warps when an accumulator has at least 128 x 256 elements
   (Triton's 128x256x64 configurations run on 8 warps; 4 would leave 256 accumulator registers
