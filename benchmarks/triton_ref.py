@@ -215,8 +215,10 @@ def _layernorm_bwd_dwdb(DW, DB, DY, X, Mean, Rstd, stride, M, N, BM: tl.constexp
     tl.atomic_add(DB + rn, tl.sum(db, 0), mask=rn < N)
 
 
-def layernorm_bwd(dx, dw, db, dy, x, w, mean, rstd, meta):
-    """dx, and dgamma / dbeta (fp32, zeroed here) as examples/layernorm_bwd.tri, ``meta`` its tunables."""
+def layernorm_bwd(dx, dw, db, dy, x, w, mean, rstd, meta, dwdb_meta=None):
+    """dx, and dgamma / dbeta (fp32, zeroed here) as examples/layernorm_bwd.tri, ``meta`` its
+    tunables and the dx kernel's warps, ``dwdb_meta`` the column-sum kernel's (default ``meta``)."""
+    dwdb_meta = dwdb_meta or meta
     M, N = x.shape
     _layernorm_bwd_dx[(M,)](dx, dy, x, w, mean, rstd, x.stride(0), N, BLOCK=meta["BLOCK"],
                             num_warps=meta["num_warps"])
@@ -224,7 +226,7 @@ def layernorm_bwd(dx, dw, db, dy, x, w, mean, rstd, meta):
     db.zero_()
     _layernorm_bwd_dwdb[(triton.cdiv(N, meta["BN"]), meta["SPLIT"])](
         dw, db, dy, x, mean, rstd, x.stride(0), M, N, BM=meta["BM"], BN=meta["BN"], SPLIT=meta["SPLIT"],
-        num_warps=meta["num_warps"])
+        num_warps=dwdb_meta["num_warps"])
 
 
 @triton.jit
@@ -285,14 +287,16 @@ def _rmsnorm_bwd_dw(DW, DY, X, Rstd, stride, M, N, BM: tl.constexpr, BN: tl.cons
     tl.atomic_add(DW + rn, tl.sum(dw, 0), mask=rn < N)
 
 
-def rmsnorm_bwd(dx, dw, dy, x, w, rstd, meta):
-    """dx and dweight (fp32, zeroed here) as examples/rmsnorm.tri, ``meta`` its tunables."""
+def rmsnorm_bwd(dx, dw, dy, x, w, rstd, meta, dw_meta=None):
+    """dx and dweight (fp32, zeroed here) as examples/rmsnorm.tri, ``meta`` its tunables and the
+    dx kernel's warps, ``dw_meta`` the column-sum kernel's (default ``meta``)."""
+    dw_meta = dw_meta or meta
     M, N = x.shape
     _rmsnorm_bwd_dx[(M,)](dx, dy, x, w, rstd, x.stride(0), N, BLOCK=meta["BLOCK"], num_warps=meta["num_warps"])
     dw.zero_()
     _rmsnorm_bwd_dw[(triton.cdiv(N, meta["BN"]), meta["SPLIT"])](
         dw, dy, x, rstd, x.stride(0), M, N, BM=meta["BM"], BN=meta["BN"], SPLIT=meta["SPLIT"],
-        num_warps=meta["num_warps"])
+        num_warps=dw_meta["num_warps"])
 
 
 @triton.jit

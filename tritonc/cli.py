@@ -64,6 +64,26 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
     return name.strip(), _parse_int_list(values, "--tune")
 
 
+def _parse_kernel_warps(texts: tuple[str, ...]) -> dict[str, int]:
+    """``--kernel-warps NAME=N[,NAME=N...]`` (repeatable): warps by kernel name, each a power of
+    two from 1 to 32."""
+    out: dict[str, int] = {}
+    for text in texts:
+        for item in (t.strip() for t in text.split(",")):
+            if not item:
+                continue
+            name, sep, value = item.partition("=")
+            try:
+                warps = int(value, 0)
+            except ValueError:
+                warps = 0
+            if not sep or not name.strip() or not (1 <= warps <= 32 and warps & (warps - 1) == 0):
+                raise click.BadParameter(f"'{item}' is not NAME=N with N a power of two from 1 to 32",
+                                         param_hint="--kernel-warps")
+            out[name.strip()] = warps
+    return out
+
+
 #: The option parsers, for the other console scripts (tritonc-tune) that take the same options.
 parse_define, parse_int_list, parse_tune = _parse_define, _parse_int_list, _parse_tune
 
@@ -100,8 +120,10 @@ def _explain_choice(comp) -> str:
         head = "tritonc: every meta-parameter was fixed on the command line; the cost model did not run"
     else:
         head = choice.explain()
+    warps = {k: w for k, w in comp.kernel_num_warps.items() if "__" not in k}
+    per_kernel = f" ({', '.join(f'{k} {w}' for k, w in warps.items())})" if len(set(warps.values())) > 1 else ""
     return (f"{head}\ntritonc: compiled with {' '.join(f'{k}={v}' for k, v in comp.tunables.items())}"
-            f"{' ' if comp.tunables else ''}num_warps={comp.num_warps} num_stages={comp.num_stages} "
+            f"{' ' if comp.tunables else ''}num_warps={comp.num_warps}{per_kernel} num_stages={comp.num_stages} "
             f"for {comp.options.arch}")
 
 
@@ -274,6 +296,9 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
 @click.option("--num-warps", default="auto", metavar="N[,N...]", show_default=True,
               help="Warps per program instance; 'auto': the cost model's choice for kernels with '@', "
                    "else 4, or more for large tiles (docs/cli.md, docs/tuning.md).")
+@click.option("--kernel-warps", "kernel_warps", multiple=True, metavar="NAME=N[,NAME=N...]",
+              help="Warps of the named kernels of a multi-kernel file (the others take --num-warps or "
+                   "the automatic choice); each kernel's launch block is its own.")
 @click.option("--num-stages", default="auto", metavar="N[,N...]", show_default=True,
               help="Software-pipelining depth; 'auto': the cost model's choice (docs/tuning.md), 3 without a dot.")
 @click.option("--hint", "hints", multiple=True, metavar="M=..,N=..,K=..",
@@ -323,7 +348,8 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
                    "arguments' bucket (docs/tuning.md).")
 @depfile.click_options
 @click.version_option(__version__, "--version", prog_name="tritonc")
-def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, num_stages, hints, grid, jobs,
+def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps, kernel_warps, num_stages, hints,
+            grid, jobs,
             no_cache, verbose, arch_list, use_ptxas, allow_tf32, codegen_flags, warning_flags, print_after,
             print_ir_after_all, time_passes, print_analysis, specialize, resource_usage, lineinfo, symbol_prefix,
             cpp_namespace, tuning, **make_deps):
@@ -348,6 +374,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     for warps in warps_list or ():
         if not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
             raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
+    per_kernel = _parse_kernel_warps(kernel_warps)
     stages_list = None if num_stages == "auto" else _parse_int_list(num_stages, "--num-stages")
     for stages in stages_list or ():
         if stages < 1:
@@ -399,7 +426,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(
         defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
-        tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, num_stages=stages,
+        tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, kernel_warps=per_kernel,
+        num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
         specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo,
         symbol_prefix=symbol_prefix, cpp_namespace=cpp_namespace, error_limit=error_limit)

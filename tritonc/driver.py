@@ -363,10 +363,14 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
             for s in stages:
                 space.append((cm.Config(config.tunables, w, s), tiles))
         # the memory-bound model's view of the same module: warps as the compile would take them
-        mem_warps = options.num_warps if options.num_warps is not None else default_num_warps(module)
+        # (the file's count, or a kernel's own from --kernel-warps)
+        file_warps = options.num_warps if options.num_warps is not None else default_num_warps(module)
+        kernel_warps = {f.name: options.kernel_warps.get(f.name, file_warps)
+                        for f in module.functions if f.kind == "kernel"} if options.kernel_warps else None
+        mem_warps = max(kernel_warps.values(), default=file_warps) if kernel_warps else file_warps
         mem_space.append((cm.Config(config.tunables, mem_warps,
                                     stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES),
-                          cm.memory_profiles(module)))
+                          cm.memory_profiles(module, kernel_warps)))
     if not any_dot:
         choice = cm.choose_memory_bound(mem_space, options.arch, options.hint,
                                         tuple(n for n in names if n != "num_warps"))
@@ -542,7 +546,9 @@ class Compilation:
         self._require_kernel()
         from .analysis.tile_budget import check_tile_budget
 
-        check_tile_budget(self._frontend, self.num_warps)  # before the long part of the compile
+        warps_of = self.kernel_num_warps
+        for f in self._frontend.functions:  # before the long part of the compile
+            check_tile_budget(f, warps_of.get(f.name, self.num_warps))
         # A copy through the text (the tt module stays as it was): the ttg IR then names its
         # values as the printed tt IR does (clone_module would keep the name hints, and the
         # printer would number them differently).
@@ -550,6 +556,10 @@ class Compilation:
         if self.options.lineinfo:  # the text has no locations: bring them over for the line table
             copy_locations(self.ttir, module)
         module.attrs["num_warps"] = self.num_warps
+        if len(set(warps_of.values())) > 1:  # kernels of their own warp counts: each says its own
+            for f in module.functions:
+                if f.name in warps_of:
+                    f.attrs["num_warps"] = warps_of[f.name]
         with self.timer("ttg passes"):
             run_pipeline(module, TTG_PIPELINE, self.pass_options, num_warps=self.num_warps,
                          allow_tf32=self.options.allow_tf32, num_stages=self.num_stages, arch=self.target.arch,
@@ -559,8 +569,14 @@ class Compilation:
 
     @cached_property
     def num_warps(self) -> int:
+        """The most warps any kernel takes (:attr:`kernel_num_warps`; the ttg module's
+        ``num_warps`` attribute): without ``options.kernel_warps``, every kernel's."""
+        return max(self.kernel_num_warps.values(), default=self._file_num_warps)
+
+    @cached_property
+    def _file_num_warps(self) -> int:
         """``options.num_warps``, or the cost model's choice (kernels with a dot), or the default
-        chosen from the optimised tile IR (:mod:`tritonc.analysis.num_warps`)."""
+        chosen from the optimised tile IR of the whole file (:mod:`tritonc.analysis.num_warps`)."""
         if self.options.num_warps is not None:
             return self.options.num_warps
         if self._front.num_warps is not None:
@@ -568,6 +584,30 @@ class Compilation:
         from .analysis.num_warps import default_num_warps
 
         return default_num_warps(self.ttir)
+
+    @cached_property
+    def kernel_num_warps(self) -> dict[str, int]:
+        """Warps per CTA of each kernel (specialised copies take their kernel's), by name:
+        ``options.kernel_warps[name]`` for a kernel named there, else the file's count
+        (``options.num_warps``, or the automatic choice over the whole file). Each kernel's
+        launch block is its own count (the launchers' metadata is per kernel).
+
+        The automatic choice is one count per file on purpose: the tile rule applied to each
+        kernel alone measured worse on an H100 (2026-11-27, ``make bench`` rows):
+        ``rmsnorm_fwd`` 0.0814 ms at its own 4 warps against 0.0506 ms at the file's 8, while
+        ``layernorm_bwd`` gained 1.4% (0.1612 ms, from 0.1635).
+
+        Raises:
+            CompileError: ``options.kernel_warps`` names a kernel the file does not define.
+        """
+        kernels = [f for f in self.ttir.functions if f.kind == "kernel"]
+        names = {f.attrs.get("variant_of", f.name) for f in kernels}
+        unknown = sorted(set(self.options.kernel_warps) - names)
+        if unknown:
+            raise CompileError(f"--kernel-warps names no kernel of this file: {', '.join(unknown)} "
+                               f"(kernels: {', '.join(sorted(names)) or 'none'})")
+        base = self._file_num_warps
+        return {f.name: self.options.kernel_warps.get(f.attrs.get("variant_of", f.name), base) for f in kernels}
 
     @property
     def num_stages(self) -> int:

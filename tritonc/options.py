@@ -139,6 +139,8 @@ class CompileOptions:
         kernel: compile only this kernel of a multi-kernel file (``--kernel``).
         num_warps: warps per CTA (each program instance runs on ``32 * num_warps`` threads);
             ``None`` picks them from the kernel's tiles (:mod:`tritonc.analysis.num_warps`).
+        kernel_warps: warps of named kernels (``--kernel-warps NAME=N``), which then differ
+            from the file's other kernels (those take ``num_warps`` or the automatic choice).
         num_stages: software-pipelining depth for loops that feed ``@``; ``None`` lets the cost
             model choose (:mod:`tritonc.tuning.cost_model`; 3 for kernels without a dot).
         arch: target GPU architecture, one of :data:`ARCHS` (default
@@ -169,6 +171,7 @@ class CompileOptions:
     tune: dict[str, list[int]] = field(default_factory=dict)
     kernel: str | None = None
     num_warps: int | None = None
+    kernel_warps: dict[str, int] = field(default_factory=dict)
     num_stages: int | None = None
     arch: str = DEFAULT_ARCH
     allow_tf32: bool = False

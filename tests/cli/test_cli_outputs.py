@@ -157,8 +157,8 @@ def test_help_lists_every_codegen_flag():
 
 
 @pytest.mark.parametrize("flags, present, absent", [
-    ((), ["div.full.f32"], ["div.rn.f32"]),
-    (("-ff32-division=rn",), ["div.rn.f32"], ["div.full.f32"]),
+    ((), ["rcp.rn.f32"], ["div.rn.f32"]),  # e / e[+]: one reciprocal, multiplies (no div.rn per element)
+    (("-ff32-division=rn",), ["div.rn.f32"], ["div.full.f32", "rcp.rn.f32"]),
     (("-fno-read-only-cache",), ["ld.global.b32"], ["ld.global.nc"]),
     (("-fload-cache-op=cg", "-fload-eviction=L1::no_allocate"), ["ld.global.cg.nc.L1::no_allocate.b32"], ["ld.global.nc.b32"]),
 ])

@@ -53,9 +53,11 @@ def test_spec16_variant_carries_the_assumptions_and_axis_info_sees_them(example)
     comp = Compilation(EXAMPLES_DIR / f"{example}.tri", CompileOptions(defines=BLOCK, specialize=True))
     generic, spec = comp.ttir.functions
     assert spec.name == f"{example}__spec16" and spec.attrs["variant_of"] == example
-    for arg, attrs, plain in zip(spec.args, spec.arg_attrs, generic.arg_attrs):
+    read = {v for op in generic.walk() for v in op.operands}
+    for arg, garg, attrs, plain in zip(spec.args, generic.args, spec.arg_attrs, generic.arg_attrs):
         key = "aligned" if isinstance(arg.type, PointerType) else "multipleof"
-        assert attrs == {**plain, key: 16}, arg.name
+        # a parameter the kernel does not read (softmax's M: its __grid only) promises nothing
+        assert attrs == ({**plain, key: 16} if garg in read else plain), arg.name
     for module in (comp.ttir, comp.ttgir):  # the facts hold before and after layouts
         axis = AxisInfoAnalysis(module)
         generic, spec = module.functions

@@ -39,7 +39,10 @@ EXPECTED = {
     #   2. gpu.barrier before e[+] (inserted): its partials overwrite those every thread of x[max]
     #      reads (write after read); placed as late as possible, after exp(x - max);
     #   3. e[+]: stored, bar.sync (inner), loaded. 3 in all.
-    "softmax": Expected(("tt.reduce", "tt.reduce"), 1, 3),
+    # Two branches of an scf.if: the row that fits one tile (x[max], e[+]) and the loop for
+    # longer rows (m_j[max] after the loop, then scaled[+]); each branch as above, an inner
+    # bar.sync per reduction and one inserted barrier between its two. 6 in all.
+    "softmax": Expected(("tt.reduce", "tt.reduce", "tt.reduce", "tt.reduce"), 2, 6),
     # The three BLOCK loops use no shared memory; the two statistics cross warps like softmax's:
     #   1. sum[+]: inner bar.sync;
     #   2. gpu.barrier before sq[+] (inserted, write after read of sum[+]'s partials; the loop

@@ -2,8 +2,8 @@
 
 Three levels: the shadow state alone (:class:`RaceShadow`, the wgmma rules); tiny hand-made
 LLVM kernels with and without their barrier (RAW, WAR, WAW, cp.async, same-warp exchange); and
-planted bugs: a barrier deleted from the lowered LLVM IR of ``examples/softmax.tri`` and of the
-pipelined matmul (mma.sync on sm_90, wgmma on sm_90a), which the simulator still computes
+planted bugs: a barrier deleted from the lowered LLVM IR of the one-tile softmax
+(``tests/data/softmax_one_tile.tri``) and of the pipelined matmul (mma.sync on sm_90, wgmma on sm_90a), which the simulator still computes
 right (it runs warps in lock step) but now reports as a race.
 """
 from __future__ import annotations
@@ -299,7 +299,8 @@ def _without_barrier(module, name: str, arch: str, index: int):
 
 def _softmax(num_warps: int):
     opts = CompileOptions(num_warps=num_warps, arch="sm_90", defines={"BLOCK": "1024"})
-    return Compilation(ROOT / "examples" / "softmax.tri", opts).ttgir
+    # the one-tile softmax (examples/softmax.tri before its loop for long rows): two reductions
+    return Compilation(ROOT / "tests" / "data" / "softmax_one_tile.tri", opts).ttgir
 
 
 def _softmax_args(M=3, N=1000):

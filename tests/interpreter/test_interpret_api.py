@@ -27,7 +27,7 @@ def test_vector_add_and_softmax_examples():
     assert (z == x + y).all()
     X = rng.standard_normal((4, 700)).astype(np.float32)
     Y = np.zeros_like(X)
-    tritonc.interpret(example("softmax.tri"), "softmax", (4,), Y, X, 700, 700, 700)
+    tritonc.interpret(example("softmax.tri"), "softmax", (4,), Y, X, 700, 700, 700, 4)
     e = np.exp(X - X.max(1, keepdims=True))
     np.testing.assert_allclose(Y, e / e.sum(1, keepdims=True), rtol=1e-6, atol=1e-9)
 

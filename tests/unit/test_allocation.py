@@ -81,4 +81,4 @@ def test_print_analysis_allocation_on_the_ttg_ir():
     comp.ttgir
     text = stream.getvalue()
     assert text.startswith("// -----// Analysis allocation //----- //\n")
-    assert text.count("// smem offset=0 size=16") == 2  # the two cross-warp reductions
+    assert text.count("// smem offset=0 size=16") == 4  # the four cross-warp reductions (one tile; loop)

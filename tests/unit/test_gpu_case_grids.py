@@ -81,6 +81,7 @@ MEMORY_BOUND = [
     ("layernorm_bwd", "layernorm_bwd_dwdb", dict(M=77, N=3000), lambda t: (cdiv(3000, t["BN"]), t["SPLIT"])),
     ("rmsnorm_bwd", "rmsnorm_bwd_dw", dict(M=77, N=3000), lambda t: (cdiv(3000, t["BN"]), t["SPLIT"])),
     ("softmax_bwd", "softmax_bwd", dict(M=333, N=1000), lambda t: (333,)),
+    ("softmax", "softmax", dict(M=333, N=1000), lambda t: (333,)),
     ("cross_entropy_forward", "forward", dict(rows=5, n_cols=131_075), lambda t: (5,)),
     ("dropout", "dropout", dict(N=1_000_003), lambda t: (cdiv(1_000_003, t["BLOCK"]),)),
     ("batchnorm", "batchnorm_stats", dict(C=64, N=8), lambda t: (64, t["SPLIT"])),

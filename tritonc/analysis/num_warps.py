@@ -1,7 +1,8 @@
 """The number of warps per CTA when the user gives none (``--num-warps`` left at ``auto``).
 
 Rule of thumb (OpenAI Triton's: its fused-softmax tutorial and its matmul configurations),
-applied to the optimised tile IR of the whole module, the largest demand winning:
+applied to the optimised tile IR of a whole module (the driver's automatic choice: one count
+for every kernel of a file) or of one kernel, the largest demand winning:
 
 * a module with ``tt.dot``: 8 warps when an accumulator has at least 128 x 256 elements
   (Triton's 128x256x64 configurations run on 8 warps; 4 would leave 256 accumulator registers
@@ -14,7 +15,7 @@ The result only sets the default; ``--num-warps N`` always wins.
 """
 from __future__ import annotations
 
-from ..ir.core import Module
+from ..ir.core import Function, Module
 from ..ir.types import TileType
 
 DEFAULT_NUM_WARPS = 4
@@ -28,8 +29,9 @@ def _warps_for_tile(numel: int) -> int:
     return DEFAULT_NUM_WARPS
 
 
-def default_num_warps(module: Module) -> int:
-    """Warps per CTA for ``module`` (tt level, after the machine-independent passes).
+def default_num_warps(module: Module | Function) -> int:
+    """Warps per CTA for ``module``, a module or one kernel (tt level, after the
+    machine-independent passes).
 
     A module with a ``tt.dot`` is sized by its accumulators only (its loads feed the dot);
     otherwise by the tiles it loads, stores, reduces or updates atomically.

@@ -34,8 +34,8 @@ def values_per_thread(tile: TileType, num_warps: int) -> int:
     return -(-tile.numel * bits // (32 * threads))
 
 
-def check_tile_budget(module: Module, num_warps: int) -> None:
-    """Reject the first tile of ``module`` whose per-thread share exceeds
+def check_tile_budget(module: Module | Function, num_warps: int) -> None:
+    """Reject the first tile of ``module`` (a module or one kernel) whose per-thread share exceeds
     :data:`MAX_VALUES_PER_THREAD` at ``num_warps`` warps per CTA.
 
     Raises:

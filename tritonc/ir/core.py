@@ -316,3 +316,9 @@ class Module:
     def walk(self) -> Iterator[Operation]:
         for f in self.functions:
             yield from f.walk()
+
+    def num_warps_of(self, f: Function, default: int = 4) -> int:
+        """Warps per CTA of function ``f``: its own ``num_warps`` attribute (set on each kernel
+        of a file whose kernels take different warp counts), else the module's ``num_warps``
+        attribute, else ``default``."""
+        return int(f.attrs.get("num_warps", self.attrs.get("num_warps", default)))

@@ -908,9 +908,10 @@ def lower_for_simulation(module, arch: str = "sm_90"):
     for f in module.functions:
         if f.kind != "kernel":
             continue
-        kl = KernelLowering(llmod, smem, f, num_warps, Target(arch))
+        warps = module.num_warps_of(f, num_warps)
+        kl = KernelLowering(llmod, smem, f, warps, Target(arch))
         info = kl.build()
-        out[f.name] = (kl.fn, info, num_warps)
+        out[f.name] = (kl.fn, info, warps)
     return out, smem
 
 

@@ -16,7 +16,8 @@ copy's. Rows are made by the factories in :data:`ROWS`; add a factory to add a r
 tensor-core rows go there too: a row with ``flops`` reports TFLOP/s).
 
 ``--experiments`` adds rows that time a kernel again with a code-generation choice switched
-(``Row.flags``: ``tritonc -f`` flags, :class:`~tritonc.options.CodegenOptions`): softmax with
+(``Row.flags``: ``tritonc -f`` flags, :class:`~tritonc.options.CodegenOptions`), softmax at
+``-D BLOCK=N`` (the row in one tile): softmax with
 IEEE ``div.rn.f32`` for ``/`` (``-ff32-division=rn``), to show what it costs; softmax
 4096x16384 with plain ``ld.global`` instead of ``.nc`` (``-fno-read-only-cache``), with
 Triton's uncorrected ``exp`` (``-fexp-uncorrected``, not accurate enough for the spec), with
@@ -122,7 +123,12 @@ def softmax_warps(block: int) -> int:
 
 
 def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False, fast_exp: bool = False,
-                exp_ftz: bool = False, cache_op: str = "", eviction: str = "", no_hint: bool = False) -> Row:
+                exp_ftz: bool = False, cache_op: str = "", eviction: str = "", no_hint: bool = False,
+                one_tile: bool = False) -> Row:
+    """``examples/softmax.tri`` on ``m`` rows of ``n`` floats: the default build (no -D, the
+    CLI's BLOCK and warps, the declared grid), or with ``one_tile`` at ``-D BLOCK=n`` and
+    :func:`softmax_warps` (the row in one tile, as the experiments study it). Triton's kernel
+    always takes the row in one tile of ``n`` at :func:`softmax_warps` (its tutorial's choice)."""
     flags = (("f32-division=rn",) if div_rn else ()) + (("no-read-only-cache",) if no_nc else ()) + \
             (("exp-uncorrected",) if fast_exp else ()) + (("exp-ftz",) if exp_ftz else ()) + \
             ((f"load-cache-op={cache_op}",) if cache_op else ()) + \
@@ -136,7 +142,7 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False
     def run(which, mod, a):
         x, y = a["x"], a["y"]
         if which == "tritonc":
-            mod.softmax(y, x, y.stride(0), x.stride(0), n, grid=m)
+            mod.softmax(y, x, y.stride(0), x.stride(0), n, m)  # the declared grid
         elif which == "torch":
             torch.softmax(x, dim=1, out=y)
         else:
@@ -147,7 +153,8 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False
         (" exp-ftz" if exp_ftz else "") + (f" {cache_op}" if cache_op else "") + \
         (f" {eviction.replace('L1::', '')}" if eviction else "") + (" no-hint" if no_hint else "")
     return Row(name, f"{m}x{n} fp32", make, run, lambda a: [torch.softmax(a["x"].double(), 1)],
-               2 * 4 * m * n, "softmax", {"BLOCK": str(n)}, warps, tol=1e-5, flags=flags)
+               2 * 4 * m * n, "softmax", {"BLOCK": str(n)} if one_tile else {}, warps if one_tile else None,
+               tol=1e-5, flags=flags)
 
 
 def transpose_row(torch) -> Row:
@@ -264,17 +271,17 @@ ROWS += _attention_rows()
 
 #: Extra rows for ``--experiments``.
 EXPERIMENT_ROWS: list[Callable] = [
-    lambda torch: softmax_row(torch, 4096, 4096, div_rn=True),
-    lambda torch: softmax_row(torch, 4096, 16384, div_rn=True),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True),
-    lambda torch: softmax_row(torch, 4096, 16384, fast_exp=True),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, fast_exp=True),
-    lambda torch: softmax_row(torch, 4096, 16384, exp_ftz=True),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, cache_op="cg"),
-    lambda torch: softmax_row(torch, 4096, 16384, eviction="L1::no_allocate"),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, eviction="L1::no_allocate"),
-    lambda torch: softmax_row(torch, 4096, 16384, no_hint=True),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, exp_ftz=True),
+    lambda torch: softmax_row(torch, 4096, 4096, div_rn=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, div_rn=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, fast_exp=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, fast_exp=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, exp_ftz=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, cache_op="cg", one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, eviction="L1::no_allocate", one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, eviction="L1::no_allocate", one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_hint=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, exp_ftz=True, one_tile=True),
 ]
 EXPERIMENT_ROWS += _attention_rows(experiments=True)
 

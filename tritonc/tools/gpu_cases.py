@@ -101,15 +101,16 @@ def _softmax_case() -> Case:
     def run(mod, torch, a, which):
         x, y = a["x"], a["y"]
         if which == "tritonc":
-            mod.softmax(y, x, y.stride(0), x.stride(0), x.shape[1], grid=x.shape[0])
+            mod.softmax(y, x, y.stride(0), x.stride(0), x.shape[1], x.shape[0])  # the declared grid
         elif which == "torch":
             torch.softmax(x, dim=1, out=y)
         else:
             import triton_ref
-            triton_ref.softmax(y, x, 1024)
+            triton_ref.softmax(y, x, 1 << max(0, x.shape[1] - 1).bit_length())  # the row in one tile
         return [y]
 
-    return Case("softmax", "softmax", {"BLOCK": "1024"}, [(1, 7), (333, 1000), (1823, 781)], (4096, 1024),
+    # no -D: the CLI's BLOCK; rows narrower than a tile and rows of several tiles (the loop)
+    return Case("softmax", "softmax", {}, [(1, 7), (333, 1000), (1823, 781), (77, 5000), (3, 20000)], (4096, 1024),
                 inputs, run, lambda torch, a: [torch.softmax(a["x"].double(), 1)],
                 lambda s: (2 * 4 * s[0] * s[1], 0))
 
@@ -729,7 +730,7 @@ def _layernorm_bwd_case() -> Case:
         else:
             import triton_ref
             triton_ref.layernorm_bwd(a["dx"], a["dw"], a["db"], dy, x, a["w"], a["mean"], a["rstd"],
-                                     mod.layernorm_bwd_dx.meta)
+                                     mod.layernorm_bwd_dx.meta, mod.layernorm_bwd_dwdb.meta)
         return [a["dx"], a["dw"], a["db"]]
 
     def reference(torch, a):
@@ -787,7 +788,7 @@ def _rmsnorm_case(kernel: str) -> Case:
         if fwd:
             triton_ref.rmsnorm_fwd(a["y"], x, w, a["rstd_out"], eps, meta["BLOCK"], meta["num_warps"])
             return [a["y"], a["rstd_out"]]
-        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], meta)
+        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], meta, mod.rmsnorm_bwd_dw.meta)
         return [a["dx"], a["dw"]]
 
     def reference(torch, a):

@@ -478,8 +478,9 @@ class AccelerateMatmul(Pass):
             for dot in [op for op in f.walk() if op.name == "tt.dot"]:
                 kw = eligible(dot, self.allow_tf32)
                 if kw is not None:
-                    n = wgmma_eligible(dot, num_warps) if wgmma else None
-                    rewrite_dot(dot, num_warps, kw, n, chain)
+                    warps = module.num_warps_of(f, num_warps)
+                    n = wgmma_eligible(dot, warps) if wgmma else None
+                    rewrite_dot(dot, warps, kw, n, chain)
                     changed = True
             if changed:
                 _retype_loop_args(f)

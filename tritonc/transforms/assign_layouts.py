@@ -450,5 +450,5 @@ class AssignLayouts(Pass):
         module.attrs["num_warps"] = num_warps
         axis = am.get(AxisInfoAnalysis) if self.coalesce else None
         for f in module.functions:
-            changed |= _FunctionLayouts(f, num_warps, axis).run()
+            changed |= _FunctionLayouts(f, module.num_warps_of(f, num_warps), axis).run()
         return changed

@@ -772,21 +772,23 @@ class SoftwarePipeline(Pass):
             return False
         num_warps = int(module.attrs.get("num_warps", self.num_warps))
         axis = am.get(AxisInfoAnalysis)
-        pipeliner = SoftwarePipeliner(self.num_stages, num_warps, axis, self)
+        pipeliners = {}
         plans = []
         for f in module.functions:
+            warps = module.num_warps_of(f, num_warps)
+            pipeliner = pipeliners.setdefault(warps, SoftwarePipeliner(self.num_stages, warps, axis, self))
             for op in f.walk():
                 if op.name == "scf.for":
                     staged = pipeliner.plan(op, staged=True) if self.register_staging else None
                     if staged is not None:
                         staged.staged = True  # rewritten by rewrite_staged, then planned for cp.async
-                        plans.append(staged)
+                        plans.append((pipeliner, staged))
                     else:
                         plan = pipeliner.plan(op)
                         if plan is not None:
-                            plans.append(plan)
+                            plans.append((pipeliner, plan))
         changed = bool(plans)
-        for plan in plans:
+        for pipeliner, plan in plans:
             if plan.staged:
                 # the loads cp.async cannot copy go one trip ahead through registers; the
                 # others of the same loop (conv2d's B, 16-byte runs) then get their rings

@@ -670,11 +670,14 @@ class MemoryProfile:
             loops, its loads (one step).
         largest_tile: elements of the largest tile loaded, stored, reduced or updated atomically
             (what sets the warps and the registers per thread).
+        num_warps: the warps this kernel compiles with when the kernels of the module take their
+            own (the tile rule per kernel); ``None``: the configuration's ``num_warps``.
     """
 
     kernel: str
     steps: tuple[int, ...]
     largest_tile: int
+    num_warps: int | None = None
 
 
 def _value_bytes(t) -> tuple[int, int]:
@@ -683,8 +686,9 @@ def _value_bytes(t) -> tuple[int, int]:
     return getattr(t, "numel", 1), _ELEMENT_BYTES.get(getattr(element, "name", ""), 4)
 
 
-def memory_profiles(module: Module) -> list[MemoryProfile]:
-    """The :class:`MemoryProfile` of every kernel of ``module`` (tt IR from the frontend)."""
+def memory_profiles(module: Module, num_warps: dict[str, int] | None = None) -> list[MemoryProfile]:
+    """The :class:`MemoryProfile` of every kernel of ``module`` (tt IR from the frontend);
+    ``num_warps``: each kernel's own warps by name (``None``: the configuration's)."""
     out = []
     for f in module.functions:
         if f.kind != "kernel":
@@ -713,7 +717,8 @@ def memory_profiles(module: Module) -> list[MemoryProfile]:
         loops = tuple(b for b in steps[1:] if b)
         # a kernel that loops streams its data in the loops; its loads outside them (a row's
         # statistics, a label) are issued once and do not decide the bandwidth
-        out.append(MemoryProfile(f.name, loops or tuple(b for b in steps[:1] if b), largest))
+        out.append(MemoryProfile(f.name, loops or tuple(b for b in steps[:1] if b), largest,
+                                 (num_warps or {}).get(f.name)))
     return out
 
 
@@ -737,6 +742,9 @@ class MemoryEstimate:
     in_flight: int
     needed: int
     reason: str | None = None
+    #: ``(kernel, warps)`` of each kernel when the kernels take different warp counts (the
+    #: configuration's ``num_warps`` is then the most of them); empty otherwise
+    kernel_warps: tuple[tuple[str, int], ...] = ()
 
     @property
     def feasible(self) -> bool:
@@ -750,7 +758,9 @@ class MemoryEstimate:
     def describe(self, gpu: GpuModel) -> str:
         if not self.feasible:
             return f"{self.config.describe()}: rejected, {self.reason}"
-        return (f"{self.config.describe()}: ~{self.registers} registers/thread, {self.ctas_per_sm} CTA/SM, "
+        per_kernel = f" (warps per kernel: {', '.join(f'{k} {w}' for k, w in self.kernel_warps)})" \
+            if self.kernel_warps else ""
+        return (f"{self.config.describe()}{per_kernel}: ~{self.registers} registers/thread, {self.ctas_per_sm} CTA/SM, "
                 f"{self.in_flight // 1024} KiB in flight per SM (saturation: {self.needed // 1024} KiB), "
                 f"est. {100 * self.efficiency:.0f}% of DRAM bandwidth")
 
@@ -758,24 +768,26 @@ class MemoryEstimate:
 def estimate_memory(profiles: list[MemoryProfile], config: Config, gpu: GpuModel) -> MemoryEstimate:
     """How close ``config`` keeps a module whose kernels are ``profiles`` to the bandwidth.
 
-    Per kernel: ``T = 32 * num_warps`` threads; registers per thread ``32 + 4 * ceil(E / T)``
+    Per kernel: ``T = 32 * num_warps`` threads (the kernel's own warps when its profile has
+    them, else the configuration's); registers per thread ``32 + 4 * ceil(E / T)``
     for the largest tile of ``E`` elements (its values, addresses and masks; an estimate);
     resident CTAs ``c`` = the least of the CTA slots, ``2048 / T`` threads and the registers;
     each step ``s`` (bytes a CTA loads per loop step) reaches ``min(1, c * s / (dram_bytes *
     latency))`` of the bandwidth, and the kernel the byte-weighted harmonic mean of its steps.
     The configuration's efficiency is the mean over the kernels.
     """
-    threads = 32 * config.num_warps
-    if threads > 1024:
-        return MemoryEstimate(config, 0.0, 0, 0, 0, 0, reason=f"{threads} threads per CTA (at most 1024)")
     needed = int(gpu.dram_bytes * gpu.latency)
     effs, ctas, regs, flights = [], [], [], []
     for p in profiles:
+        warps = p.num_warps or config.num_warps
+        threads = 32 * warps
+        if threads > 1024:
+            return MemoryEstimate(config, 0.0, 0, 0, 0, 0, reason=f"{threads} threads per CTA (at most 1024)")
         r = 32 + 4 * math.ceil(p.largest_tile / threads)
         if r > 255:
             return MemoryEstimate(config, 0.0, 0, r, 0, needed,
                                   reason=f"{p.kernel}: a {p.largest_tile}-element tile needs ~{r} registers per "
-                                         f"thread at {config.num_warps} warps (at most 255: it would spill)")
+                                         f"thread at {warps} warps (at most 255: it would spill)")
         c = min(gpu.max_ctas_per_sm, 2048 // threads, gpu.regs_per_sm // (math.ceil(r / 8) * 8 * threads))
         c = max(c, 1)
         ctas.append(c)
@@ -788,7 +800,10 @@ def estimate_memory(profiles: list[MemoryProfile], config: Config, gpu: GpuModel
         effs.append(sum(p.steps) / sum(s / e for s, e in zip(p.steps, step_eff)))
     if not effs:
         return MemoryEstimate(config, 1.0, 0, 0, 0, needed)
-    return MemoryEstimate(config, sum(effs) / len(effs), min(ctas), max(regs), min(flights, default=0), needed)
+    warps = tuple((p.kernel, p.num_warps or config.num_warps) for p in profiles)
+    distinct = len({w for _, w in warps}) > 1
+    return MemoryEstimate(config, sum(effs) / len(effs), min(ctas), max(regs), min(flights, default=0), needed,
+                          kernel_warps=warps if distinct else ())
 
 
 def choose_memory_bound(space: list[tuple[Config, list[MemoryProfile]]], arch: str,

@@ -65,5 +65,6 @@ def lower_module(module: Module, target: Target, options: CodegenOptions | None 
     for f in module.functions:
         if f.kind != "kernel":
             continue
-        kernels[f.name] = KernelLowering(llmod, smem, f, num_warps, target, options, line_info).build()
+        kernels[f.name] = KernelLowering(llmod, smem, f, module.num_warps_of(f, num_warps), target, options,
+                                         line_info).build()
     return LoweredModule(str(llmod), kernels)

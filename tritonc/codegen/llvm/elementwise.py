@@ -14,10 +14,14 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
 * ``divf``: f64 (and f16/bf16, through f32) is IEEE ``fdiv`` (``div.rn``). f32 is *not*
   IEEE (the spec says nothing about the accuracy of ``/``; OpenAI Triton does the same):
   ``div.full.f32`` (at most 2 ulp over the whole range, PTX ISA 9.7.3.8), and when the
-  divisor is one value for the whole tile (a splat: softmax's ``e / e[+]``) its reciprocal
-  once (IEEE ``div.rn``) and one multiply per element (at most 1.5 ulp) as long as the
-  reciprocal is a normal number (``2^-126 <= |d| <= 2^126``, a uniform branch; otherwise
-  ``div.full``). IEEE ``div.rn.f32`` costs about 20 instructions per element with a slow-path
+  divisor is one value for the whole tile (a splat: softmax's ``e / e[+]``, dropout's
+  ``x / (1 - p)``) its reciprocal once (IEEE ``div.rn``) and multiplies per element (at most
+  1.5 ulp), with no branch: ``(x * c) * (1 / (d * c))``, ``c`` a power of two that brings the
+  divisor into the normal range (``0.25`` above ``2^126``, ``2^24`` below ``2^-126``, else 1:
+  the scaling ``div.full`` does, PTX ISA 9.7.3.8). The branch this replaced (multiplies when
+  the reciprocal was normal, ``div.full`` otherwise) kept LLVM from placing independent work
+  (dropout's Philox) between a load and the division that uses it: the division waited for
+  the load first. IEEE ``div.rn.f32`` costs about 20 instructions per element with a slow-path
   call: it made softmax 10% slower at 4096x4096 and 19% at 4096x16384 on an H200
   (``benchmarks/RESULTS.md``, 2026-11-21). ``-ff32-division=rn`` (``CodegenOptions.f32_division``) brings it back
   (for measurements). ``remf`` is LLVM's ``frem``,
@@ -37,7 +41,9 @@ Semantics and the instructions they become (PTX ISA 9.7.1 integer, 9.7.3 floatin
 from __future__ import annotations
 
 import llvmlite.ir as ir
+import numpy as np
 
+from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.core import Operation
 from tritonc.ir.types import TileType, element_type
 
@@ -72,11 +78,42 @@ def define(lw: KernelLowering, result, regs: list) -> None:
     lw.set(result, regs if isinstance(result.type, TileType) else regs[0])
 
 
-def map_regs(lw: KernelLowering, op: Operation, fn) -> None:
-    """Define ``op``'s result as ``fn(*operand registers)`` register by register."""
+def map_regs(lw: KernelLowering, op: Operation, fn, reuse: list[int] | None = None) -> None:
+    """Define ``op``'s result as ``fn(*operand registers)`` register by register; with
+    ``reuse`` (:func:`repeated_registers`), register ``r`` is register ``reuse[r]``'s value
+    wherever ``reuse[r] != r`` (computed once)."""
     n = num_regs(lw, op)
     cols = [lw.regs(v, n) for v in op.operands]
-    define(lw, op.result, [fn(*args) for args in zip(*cols)])
+    out: list = []
+    for r, args in enumerate(zip(*cols)):
+        out.append(out[reuse[r]] if reuse is not None and reuse[r] != r else fn(*args))
+    define(lw, op.result, out)
+
+
+def axis_info(lw: KernelLowering):
+    """Axis info of the module being lowered (computed once per kernel)."""
+    if lw.entry_values.axis_info is None:
+        lw.entry_values.axis_info = AxisInfoAnalysis(lw.f.parent)
+    return lw.entry_values.axis_info
+
+
+def repeated_registers(lw: KernelLowering, v) -> list[int] | None:
+    """For a tile ``v`` that axis info says is constant over runs of elements (``constancy``,
+    ``analysis/axis_info.py``): per register, the first register holding the same element run
+    in every thread (so the same value), or ``None`` when no two registers are known equal.
+    A mask ``off + cols < N`` with ``N`` a multiple of 8 and 8 contiguous elements per thread
+    is then one comparison per thread instead of 8 (what the loads and stores already use for
+    their predicates)."""
+    if not isinstance(v.type, TileType):
+        return None
+    runs = axis_info(lw).info(v).constancy
+    if all(k <= 1 for k in runs):
+        return None
+    coords = lw.dist(v).coords()  # [threads, regs, rank]
+    blocks = coords // np.asarray(runs, dtype=np.int64)
+    first: dict[bytes, int] = {}
+    rep = [first.setdefault(np.ascontiguousarray(blocks[:, r, :]).tobytes(), r) for r in range(coords.shape[1])]
+    return rep if any(i != r for r, i in enumerate(rep)) else None
 
 
 def intrinsic_call(lw: KernelLowering, base: str, args: list[ir.Value]) -> ir.Value:
@@ -109,30 +146,19 @@ def _float_binary(lw: KernelLowering, op: Operation) -> None:
 
 
 def _divide_by_uniform(lw: KernelLowering, xs: list, d: ir.Value) -> list:
-    """``x / d`` for every ``x`` of ``xs`` (f32): ``x * (1 / d)`` with the reciprocal rounded
-    once (IEEE), or ``div.full`` where that reciprocal is not a normal number."""
+    """``x / d`` for every ``x`` of ``xs`` (f32, ``d`` one value for all): ``(x * c) * r`` with
+    ``r = 1 / (d * c)`` rounded once (IEEE) and ``c`` a power of two that makes ``d * c`` a
+    normal number (0.25 for ``|d| > 2^126``, ``2^24`` for ``|d| < 2^-126``, else 1), as
+    ``div.full.f32`` scales (PTX ISA 9.7.3.8). At most 1.5 ulp from the quotient (``x * c`` is
+    exact unless the quotient under- or overflows anyway); zero, infinite and NaN divisors give
+    IEEE's results. Straight-line code: no branch around the per-element multiplies."""
     b = lw.b
     mag = intrinsic_call(lw, "fabs", [d])
-    normal = b.and_(b.fcmp_ordered(">=", mag, ir.Constant(F32, 2.0 ** -126)),
-                    b.fcmp_ordered("<=", mag, ir.Constant(F32, 2.0 ** 126)))
-    rcp = b.fdiv(ir.Constant(F32, 1.0), d)
-    fast, slow = b.append_basic_block("div_rcp"), b.append_basic_block("div_full")
-    merge = b.append_basic_block("div_done")
-    b.cbranch(normal, fast, slow)
-    b.position_at_end(fast)
-    quick = [b.fmul(x, rcp) for x in xs]
-    b.branch(merge)
-    b.position_at_end(slow)
-    full = [lw.call("llvm.nvvm.div.full", F32, [x, d]) for x in xs]
-    b.branch(merge)
-    b.position_at_end(merge)
-    out = []
-    for q, f in zip(quick, full):
-        phi = b.phi(F32)
-        phi.add_incoming(q, fast)
-        phi.add_incoming(f, slow)
-        out.append(phi)
-    return out
+    big = b.fcmp_ordered(">", mag, ir.Constant(F32, 2.0 ** 126))
+    small = b.fcmp_ordered("<", mag, ir.Constant(F32, 2.0 ** -126))
+    c = b.select(big, ir.Constant(F32, 0.25), b.select(small, ir.Constant(F32, 2.0 ** 24), ir.Constant(F32, 1.0)))
+    r = b.fdiv(ir.Constant(F32, 1.0), b.fmul(d, c))
+    return [b.fmul(b.fmul(x, c), r) for x in xs]
 
 
 def _float_minmax(lw: KernelLowering, op: Operation) -> None:
@@ -158,10 +184,11 @@ def _negf(lw: KernelLowering, op: Operation) -> None:
 @lowers("arith.cmpi")
 def _cmpi(lw: KernelLowering, op: Operation) -> None:
     kind, pred = _ICMP[op.attrs["predicate"]]
+    reuse = repeated_registers(lw, op.result)  # a mask constant over runs: one compare per run
     if kind == "s":
-        map_regs(lw, op, lambda a, b: lw.b.icmp_signed(pred, a, b))
+        map_regs(lw, op, lambda a, b: lw.b.icmp_signed(pred, a, b), reuse)
     else:
-        map_regs(lw, op, lambda a, b: lw.b.icmp_unsigned(pred, a, b))
+        map_regs(lw, op, lambda a, b: lw.b.icmp_unsigned(pred, a, b), reuse)
 
 
 @lowers("arith.cmpf")

@@ -64,11 +64,10 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from tritonc.analysis.axis_info import AxisInfoAnalysis
 from tritonc.ir.core import BlockArgument, Operation, Value
 from tritonc.ir.types import PointerType, ScalarType, TileType, element_type
 
-from .elementwise import define, map_regs, num_regs
+from .elementwise import axis_info, define, map_regs, num_regs
 from .layout_math import canonical_ir
 from .lowering import GPTR, I1, I8, I16, I32, I64, KernelLowering, const, llvm_type, lowers, storage_type
 
@@ -278,13 +277,6 @@ def scalar_leader(lw: KernelLowering) -> ir.Value:
     if lw.entry_values.leader is None:
         lw.entry_values.leader = lw.eb.icmp_unsigned("==", lw.tid(), const(I32, 0))
     return lw.entry_values.leader
-
-
-def axis_info(lw: KernelLowering):
-    """Axis info of the module being lowered (computed once per kernel)."""
-    if lw.entry_values.axis_info is None:
-        lw.entry_values.axis_info = AxisInfoAnalysis(lw.f.parent)
-    return lw.entry_values.axis_info
 
 
 def _pow2_divisor(n: int) -> int:
