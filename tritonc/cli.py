@@ -105,13 +105,14 @@ def _explain_choice(comp) -> str:
             f"for {comp.options.arch}")
 
 
-def _prestart_llvm(jobs: int | None) -> None:
+def _prestart_llvm(jobs: int | None, specialize: bool | None) -> None:
     """Start the LLVM worker processes now (``codegen.target.prestart_worker``): they load LLVM
-    while this process runs the frontend and the tile-IR passes. Two when ``jobs`` allows (a
-    kernel and its ``__spec16`` twin compile at once); more kernels start more on demand."""
+    while this process runs the frontend and the tile-IR passes. Two when ``jobs`` allows and
+    the kernels get specialised variants (a kernel and its ``__spec16`` twin compile at once),
+    else one; a module with more kernels starts more on demand."""
     from .codegen.target import prestart_worker
 
-    prestart_worker(min(2, max(1, jobs or os.cpu_count() or 1)))
+    prestart_worker(min(2 if specialize else 1, max(1, jobs or os.cpu_count() or 1)))
 
 
 def _file_digest(path: str | None) -> str | None:
@@ -422,7 +423,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     if any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds) and not (no_cache or os.environ.get("TRITONC_NO_CACHE")):
         pass  # a cache hit needs no LLVM: the worker is started on the first miss below
     elif any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds) and not variants:
-        _prestart_llvm(jobs)  # (variants compile in processes of their own)
+        _prestart_llvm(jobs, specialize)  # (variants compile in processes of their own)
     try:
         if source == "-":
             data = sys.stdin.buffer.read()
@@ -449,7 +450,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             click.echo(printed, err=True, nl=False)
         else:
             if key is not None and any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds) and not variants:
-                _prestart_llvm(jobs)
+                _prestart_llvm(jobs, specialize)
             printed = []
             if variants:
                 from .variants import VariantBuild
