@@ -127,12 +127,14 @@ def _explain_choice(comp) -> str:
             f"for {comp.options.arch}")
 
 
-def _prestart_llvm() -> None:
-    """Start the LLVM worker process now (``codegen.target.prestart_worker``): it loads LLVM
-    while this process runs the frontend and the tile-IR passes."""
+def _prestart_llvm(jobs: int | None, specialize: bool | None) -> None:
+    """Start the LLVM worker processes now (``codegen.target.prestart_worker``): they load LLVM
+    while this process runs the frontend and the tile-IR passes. Two when ``jobs`` allows and
+    the kernels get specialised variants (a kernel and its ``__spec16`` twin compile at once),
+    else one; a module with more kernels starts more on demand."""
     from .codegen.target import prestart_worker
 
-    prestart_worker()
+    prestart_worker(min(2 if specialize else 1, max(1, jobs or os.cpu_count() or 1)))
 
 
 def _file_digest(path: str | None) -> str | None:
@@ -307,7 +309,8 @@ def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: b
               help="Launch grid of the kernels, e.g. 'cdiv(M,TM),cdiv(N,TN)': replaces their __grid; "
                    "the launchers then compute it from the arguments.")
 @click.option("-j", "--jobs", type=int, default=None, metavar="N",
-              help="Processes compiling variants in parallel (default: the number of CPUs).")
+              help="Processes compiling in parallel: variants, the kernels of one compilation in LLVM, "
+                   "and the assembler's threads (default: the number of CPUs).")
 @click.option("--no-cache", is_flag=True,
               help="Neither read nor write the compile cache ($TRITONC_CACHE_DIR or the user cache directory; "
                    "TRITONC_NO_CACHE=1 does the same).")
@@ -447,17 +450,17 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     comp = None
     if any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds) and not (no_cache or os.environ.get("TRITONC_NO_CACHE")):
         pass  # a cache hit needs no LLVM: the worker is started on the first miss below
-    elif any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds):
-        _prestart_llvm()
+    elif any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds) and not variants:
+        _prestart_llvm(jobs, specialize)  # (variants compile in processes of their own)
     try:
         if source == "-":
             data = sys.stdin.buffer.read()
             sources.register("<stdin>", data.decode("utf-8", errors="replace"))  # to quote even bad bytes
             text = decode_source(data, "<stdin>")
             comp = Compilation(text + ("\n" if not text.endswith("\n") else ""), options, pass_opts, sources,
-                               path="<stdin>")
+                               path="<stdin>", jobs=jobs)
         else:
-            comp = Compilation(Path(source), options, pass_opts, sources)
+            comp = Compilation(Path(source), options, pass_opts, sources, jobs=jobs)
         cached = None
         key = None
         no_cache = no_cache or bool(os.environ.get("TRITONC_NO_CACHE"))
@@ -474,8 +477,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             results, printed = cached
             click.echo(printed, err=True, nl=False)
         else:
-            if key is not None and any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds):
-                _prestart_llvm()
+            if key is not None and any(k in ("ptx", "cubin", "fatbin", "header", "py") for k in kinds) and not variants:
+                _prestart_llvm(jobs, specialize)
             printed = []
             if variants:
                 from .variants import VariantBuild

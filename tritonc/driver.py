@@ -438,6 +438,8 @@ class Compilation:
         pass_options: ``--print-ir-after`` / ``--time-passes`` settings.
         sources: where the text of every file read is kept for diagnostics.
         path: with source text, the file name its diagnostics show (default ``<source>``).
+        jobs: LLVM worker processes compiling the kernels of the module at once, and threads
+            of the PTX assembler (``-j``; default: the number of CPUs). It changes no output.
 
     Stages (properties): ``ttir`` (optimised tt IR module), ``ttgir``, ``llir`` (text),
     ``ptx`` (text), ``cubin`` (bytes), ``kernels`` (launcher descriptions), ``header`` and
@@ -447,8 +449,11 @@ class Compilation:
 
     def __init__(self, source_or_path: str | Path, options: CompileOptions | None = None,
                  pass_options: PassOptions | None = None, sources: SourceManager | None = None,
-                 path: str | None = None):
+                 path: str | None = None, jobs: int | None = None):
+        import os
+
         self.options = options or CompileOptions()
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.pass_options = pass_options or PassOptions()
         self.sources = sources or SourceManager()
         self.diag = DiagnosticSink(self.options.warnings_off, self.options.werror, self.options.error_limit)
@@ -461,7 +466,7 @@ class Compilation:
         self.timer = StageTimer()
 
     #: What a compilation derived with other options shares with this one (see :meth:`_derived`).
-    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_front", "_frontend", "timer")
+    _INPUTS = ("options", "pass_options", "sources", "diag", "text", "path", "_front", "_frontend", "timer", "jobs")
 
     @cached_property
     def _front(self) -> FrontendResult:
@@ -620,6 +625,8 @@ class Compilation:
 
     @cached_property
     def lowered(self):
+        """The whole module lowered to one LLVM module (``--emit=llir``; the PTX of a
+        compilation without ``-lineinfo`` comes from :attr:`_ptx_and_kernels` instead)."""
         ttgir = self.ttgir
         with self.timer("lowering to LLVM IR"):
             from .codegen.llvm import lower_module
@@ -635,13 +642,55 @@ class Compilation:
         """The :class:`~tritonc.target.Target` of ``options.arch``."""
         return self.options.target
 
-    @cached_property
+    @property
     def ptx(self) -> str:
-        from .codegen.target import llvm_to_ptx
+        return self._ptx_and_kernels[0]
 
-        llir = self.llir
-        with self.timer("LLVM (opt + NVPTX)"):
-            return llvm_to_ptx(llir, self.target)
+    @property
+    def kernel_infos(self) -> dict:
+        """Each kernel's :class:`~tritonc.codegen.llvm.KernelInfo` (parameters, warps, shared
+        memory), by symbol, as lowered for :attr:`ptx`."""
+        return self._ptx_and_kernels[1]
+
+    @cached_property
+    def _ptx_and_kernels(self) -> tuple[str, dict]:
+        """The PTX of the module and each kernel's ``KernelInfo``.
+
+        The kernels are lowered one at a time, each into an LLVM module of its own
+        (:func:`~tritonc.codegen.llvm.lower_kernels`) that goes to an LLVM worker process as
+        soon as it is lowered, up to ``jobs`` at once (:class:`~tritonc.codegen.target.PTXJobs`),
+        so a kernel's LLVM optimisation and NVPTX emission overlap the lowering of the next and
+        the other kernels' LLVM work; the PTX of the parts is joined into the text one LLVM
+        module of all kernels gives (:func:`~tritonc.codegen.target.join_ptx`). With
+        ``-lineinfo`` (whose debug metadata is per LLVM module) the whole module goes to LLVM
+        at once (:attr:`lowered`). ``--time-passes`` counts the lowering and, under ``LLVM (opt
+        + NVPTX)``, the time spent waiting for LLVM (all of it with ``jobs == 1``).
+        """
+        from .codegen.target import PTXJobs, join_ptx, llvm_to_ptx
+
+        if self.options.lineinfo:
+            lowered = self.lowered
+            with self.timer("LLVM (opt + NVPTX)"):
+                return llvm_to_ptx(lowered.llvm_ir, self.target), dict(lowered.kernels)
+        ttgir = self.ttgir
+        kernels: dict = {}
+        futures = []
+        with PTXJobs(self.target, self.jobs) as jobs:
+            with self.timer("lowering to LLVM IR"):
+                from .codegen.llvm import lower_kernels
+
+                parts = lower_kernels(ttgir, self.target, self.options.codegen)
+            while True:
+                with self.timer("lowering to LLVM IR"):
+                    part = next(parts, None)
+                if part is None:
+                    break
+                kernels.update(part.kernels)
+                with self.timer("LLVM (opt + NVPTX)"):  # compiles now only with jobs == 1
+                    futures.append(jobs.submit(part.llvm_ir))
+            with self.timer("LLVM (opt + NVPTX)"):
+                ptx = join_ptx([future.result()[0] for future in futures])
+        return ptx, kernels
 
     @cached_property
     def assembled(self):
@@ -654,9 +703,9 @@ class Compilation:
         if self.launch_compilation is not self:
             return self.launch_compilation.assembled
         ptx = self.ptx
-        warn_shared_memory(self.lowered.kernels, self.target, self._frontend, self.diag)
+        warn_shared_memory(self.kernel_infos, self.target, self._frontend, self.diag)
         with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
-            result = assemble_ptx(ptx, self.target, use_ptxas=self.options.use_ptxas,
+            result = assemble_ptx(ptx, self.target, use_ptxas=self.options.use_ptxas, threads=self.jobs,
                                   extra_options=("-lineinfo",) if self.options.lineinfo else ())
         warn_spills(result.resources, self._frontend, self.diag)
         return result
@@ -675,7 +724,7 @@ class Compilation:
         """``--resource-usage``'s lines for this compilation's cubin (:func:`format_resource_usage`)."""
         launch = self.launch_compilation
         resources = launch.resources
-        dynamic = {name: k.shared_bytes for name, k in launch.lowered.kernels.items()}
+        dynamic = {name: k.shared_bytes for name, k in launch.kernel_infos.items()}
         return format_resource_usage(resources, self.target.arch, dynamic)
 
     @cached_property

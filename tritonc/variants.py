@@ -96,17 +96,18 @@ class VariantResult:
         return " ".join(parts)
 
 
-def _compile_variant(job: tuple[str, str, CompileOptions, VariantSpec]) -> VariantResult:
-    """Compile one variant to PTX (runs in a worker process; returns plain data)."""
+def _compile_variant(job: tuple[str, str, CompileOptions, VariantSpec, int]) -> VariantResult:
+    """Compile one variant to PTX with ``jobs`` LLVM workers for its kernels (runs in a worker
+    process; returns plain data)."""
     from .driver import Compilation
     from .launcher.build import kernel_descriptions
     from .tuning.cost_model import dot_tiles
 
-    text, path, base, spec = job
+    text, path, base, spec, jobs = job
     sources = SourceManager()
     result = VariantResult(spec)
     try:
-        comp = Compilation(text, spec.options(base), sources=sources, path=path)
+        comp = Compilation(text, spec.options(base), sources=sources, path=path, jobs=jobs)
         ptx = comp.ptx
         result.kernels = kernel_descriptions(comp)
         result.ptx = ptx
@@ -158,12 +159,14 @@ class VariantBuild:
         from .codegen.target import Target
         from .tuning.cost_model import GPU_MODELS, WGMMA_ARCHS
 
-        jobs = [(self.text, self.path, self.options, spec) for spec in self.specs]
+        processes = min(self.jobs, len(self.specs)) if len(self.specs) > 1 else 1
+        # the -j processes are shared out: a variant's kernels compile at once in what is left
+        jobs = [(self.text, self.path, self.options, spec, max(1, self.jobs // processes)) for spec in self.specs]
         if self.jobs > 1 and len(jobs) > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            with ProcessPoolExecutor(min(self.jobs, len(jobs)), mp_context=multiprocessing.get_context("fork")) as ex:
+            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as ex:
                 self.results = list(ex.map(_compile_variant, jobs))
         else:
             self.results = [_compile_variant(j) for j in jobs]
@@ -243,7 +246,8 @@ class VariantBuild:
         from .driver import Compilation
 
         spec = self.survivors[self.default].spec
-        return Compilation(self.text, replace(spec.options(self.options), kernel_suffix=""), path=self.path)
+        return Compilation(self.text, replace(spec.options(self.options), kernel_suffix=""), path=self.path,
+                           jobs=self.jobs)
 
     def emit(self, kind: str) -> str | bytes:
         if kind == "cubin":

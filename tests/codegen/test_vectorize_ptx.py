@@ -125,3 +125,23 @@ def test_read_only_cache_only_for_noalias_readonly(source, nc):
     ptx = ptx_of(source)
     assert V4_LOAD.search(ptx)
     assert ("ld.global.nc" in ptx) == nc
+
+
+def test_element_stores_address_runs_from_one_pointer():
+    # The generic matmul (C's alignment unknown) stores C element by element; each run of
+    # consecutive elements (up to memory.STORE_RUN_MAX) is addressed from the pointer of its
+    # first element, at constant byte offsets (memory.py, tt.store), not one pointer computed
+    # per element from the tile's offsets.
+    from tritonc.codegen.llvm.memory import STORE_RUN_MAX
+
+    ex = by_name("matmul")
+    comp = Compilation(ex.path, CompileOptions(defines=dict(ex.defines), tune=dict(ex.tune), num_warps=ex.num_warps,
+                                               num_stages=ex.num_stages, arch="sm_90a", specialize=False))
+    ir_text = comp.llir
+    stores = re.findall(r'st\.global\.b16 \[ \$0 \+ 0 \], \$1;", "l,h,b"\(ptr addrspace\(1\) (%"?[\w.]+"?)', ir_text)
+    assert stores
+    defs = dict(re.findall(r'^\s*(%"?[\w.]+"?) = getelementptr i8, ptr addrspace\(1\) %"?[\w.]+"?, i64 (\d+)$',
+                           ir_text, re.MULTILINE))
+    offsets = [int(defs[p]) if p in defs else 0 for p in stores]
+    assert offsets[:STORE_RUN_MAX] == [2 * j for j in range(STORE_RUN_MAX)]
+    assert sum(o == 0 for o in offsets) == len(stores) // STORE_RUN_MAX

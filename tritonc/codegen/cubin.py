@@ -119,7 +119,8 @@ def _name_ptx_in_log(log: str, ptx_name: str) -> str:
 
 
 def assemble_ptx(ptx: str, target: Target, *, use_ptxas: bool = False, opt_level: int = 3,
-                 ptx_name: str = "kernel.ptx", extra_options: tuple[str, ...] = ()) -> AssembledPTX:
+                 ptx_name: str = "kernel.ptx", extra_options: tuple[str, ...] = (),
+                 threads: int = 1) -> AssembledPTX:
     """Assemble ``ptx`` into a cubin for ``target.arch`` and report resource usage.
 
     Args:
@@ -129,6 +130,11 @@ def assemble_ptx(ptx: str, target: Target, *, use_ptxas: bool = False, opt_level
         opt_level: ptxas optimisation level, 0..3.
         ptx_name: the name used for the PTX in error messages.
         extra_options: more ptxas options (e.g. ``-maxrregcount=128``, ``-lineinfo``).
+        threads: with several kernels in ``ptx``, compile up to this many at once (ptxas
+            ``-split-compile``, which splits the work by function). The code must be what one
+            thread makes: it is when the cubin holds the kernels' code alone, but a subroutine
+            that ptxas adds and the kernels share (the slow path of ``rcp.rn.f32``) can change
+            their registers, so such a cubin is assembled again on one thread. 1: one thread.
 
     Returns:
         :class:`AssembledPTX`; its ``cubin`` starts with the ELF magic.
@@ -139,6 +145,22 @@ def assemble_ptx(ptx: str, target: Target, *, use_ptxas: bool = False, opt_level
     """
     if not 0 <= opt_level <= 3:
         raise ValueError(f"opt_level must be 0..3, got {opt_level}")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    kernels = _PTX_KERNEL_RE.findall(ptx)
+    if threads > 1 and len(kernels) > 1:
+        split = (f"-split-compile={min(threads, len(kernels))}",) + tuple(extra_options)
+        result = _assemble(ptx, target, use_ptxas, opt_level, ptx_name, split)
+        if set(text_sections(result.cubin)) == {f".text.{k}" for k in kernels}:
+            return result
+    return _assemble(ptx, target, use_ptxas, opt_level, ptx_name, tuple(extra_options))
+
+
+_PTX_KERNEL_RE = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)", re.MULTILINE)
+
+
+def _assemble(ptx: str, target: Target, use_ptxas: bool, opt_level: int, ptx_name: str,
+              extra_options: tuple[str, ...]) -> AssembledPTX:
     if use_ptxas:
         result = _assemble_with_ptxas(ptx, target, opt_level, ptx_name, extra_options)
     else:
@@ -147,6 +169,37 @@ def assemble_ptx(ptx: str, target: Target, *, use_ptxas: bool = False, opt_level
         raise InternalCompilerError(f"{result.tool} returned something that is not a cubin "
                                     f"({len(result.cubin)} bytes)")
     return result
+
+
+def text_sections(cubin: bytes) -> dict[str, bytes]:
+    """The code sections (``.text.<function>``) of a cubin, by name: ELF64, little-endian
+    (the System V ABI's ELF header: ``e_shoff`` at byte 0x28, ``e_shentsize``, ``e_shnum``,
+    ``e_shstrndx`` at 0x3a, 0x3c, 0x3e; a section header's ``sh_name`` at 0, ``sh_offset`` at
+    0x18, ``sh_size`` at 0x20).
+
+    Raises:
+        ValueError: ``cubin`` is not such an ELF file.
+    """
+    if not cubin.startswith(ELF_MAGIC) or cubin[4] != 2 or cubin[5] != 1:
+        raise ValueError("not a 64-bit little-endian ELF file")
+
+    def number(data: bytes, offset: int, size: int) -> int:
+        return int.from_bytes(data[offset:offset + size], "little")
+
+    shoff = number(cubin, 0x28, 8)
+    entsize, count, strndx = number(cubin, 0x3a, 2), number(cubin, 0x3c, 2), number(cubin, 0x3e, 2)
+    headers = [cubin[shoff + i * entsize: shoff + (i + 1) * entsize] for i in range(count)]
+    if strndx >= count or any(len(h) < 0x28 for h in headers):
+        raise ValueError("truncated ELF section header table")
+    names_at = number(headers[strndx], 0x18, 8)
+    out = {}
+    for h in headers:
+        start = names_at + number(h, 0, 4)
+        name = cubin[start:cubin.find(b"\0", start)].decode("utf-8", errors="replace")
+        if name.startswith(".text."):
+            offset = number(h, 0x18, 8)
+            out[name] = cubin[offset:offset + number(h, 0x20, 8)]
+    return out
 
 
 def ptx_to_cubin(ptx: str, target: Target, use_ptxas: bool = False) -> bytes:

@@ -220,8 +220,48 @@ class _WorkerDied(Exception):
         self.stderr = stderr
 
 
-_worker = _Worker()
-atexit.register(_worker.close)
+class _WorkerPool:
+    """The LLVM worker processes of this process: one per request in flight, each reused
+    (most recently used first, its target machines already made) and stopped at exit."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._all: list[_Worker] = []
+
+    def acquire(self) -> _Worker:
+        """An idle worker, or a new one (started on its first request)."""
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+            worker = _Worker()
+            self._all.append(worker)
+            return worker
+
+    def release(self, worker: _Worker) -> None:
+        with self._lock:
+            self._idle.append(worker)
+
+    def prestart(self, count: int) -> None:
+        """Have at least ``count`` idle workers and start their processes now."""
+        with self._lock:
+            while len(self._idle) < count:
+                worker = _Worker()
+                self._all.append(worker)
+                self._idle.append(worker)
+            idle = list(self._idle)
+        for worker in idle:
+            worker.prestart()
+
+    def close(self) -> None:
+        with self._lock:
+            workers, self._all, self._idle = self._all, [], []
+        for worker in workers:
+            worker.close()
+
+
+_workers = _WorkerPool()
+atexit.register(_workers.close)
 
 
 def _describe_status(status: int) -> str:
@@ -267,14 +307,17 @@ def llvm_to_ptx(llvm_ir: str, target: Target, opt_level: int = 3, *, isolate: bo
     request = {"ir": llvm_ir, "cpu": target.cpu, "features": target.features,
                "opt_level": opt_level, "datalayout": target.datalayout, "triple": target.triple}
     if isolate and sys.executable:
+        worker = _workers.acquire()
         try:
-            reply = _worker.request(request)
+            reply = worker.request(request)
         except _WorkerDied as died:
             detail = died.stderr or "(nothing on stderr)"
             what = (f"LLVM crashed ({_describe_status(died.status)})" if died.status < 0 else
                     f"the LLVM worker process exited ({_describe_status(died.status)})")
             raise InternalCompilerError(
                 f"{what} while compiling LLVM IR to PTX for {target}:\n{_first_lines(detail, 40)}") from None
+        finally:
+            _workers.release(worker)
         if "error" in reply:
             err = reply["error"]
             raise InternalCompilerError(_stage_message(err["stage"], err["message"], target))
@@ -313,12 +356,121 @@ def _first_lines(text: str, n: int) -> str:
     return "\n".join(lines[:n] + [f"... ({len(lines) - n} more lines)"])
 
 
-def prestart_worker() -> None:
-    """Start the LLVM worker now, so that it loads and initialises LLVM (~0.1 s) while the
-    caller does other work (parsing, IR passes); :func:`llvm_to_ptx` then finds it ready."""
-    _worker.prestart()
+def prestart_worker(count: int = 1) -> None:
+    """Start ``count`` LLVM workers now, so that they load and initialise LLVM (~0.1 s each)
+    while the caller does other work (parsing, IR passes); :func:`llvm_to_ptx` and
+    :class:`PTXJobs` then find them ready."""
+    _workers.prestart(count)
 
 
 def shutdown_worker() -> None:
-    """Stop the LLVM worker process now (it is restarted on the next isolated call)."""
-    _worker.close()
+    """Stop the LLVM worker processes now (they are restarted on the next isolated call)."""
+    _workers.close()
+
+
+# --------------------------------------------------------------------------- several modules at once
+
+class PTXJobs:
+    """LLVM modules compiled to PTX in the background, at most ``jobs`` at a time, each in a
+    worker process of its own (:func:`llvm_to_ptx` with ``isolate=True``), so that the kernels
+    of one compilation use several cores and the caller can go on (lowering the next kernel)
+    meanwhile. With ``jobs == 1``, or no ``sys.executable`` to start workers with, each
+    :meth:`submit` compiles at once in the caller's thread.
+
+    Use as a context manager; :meth:`submit` returns a ``concurrent.futures.Future`` whose
+    result is ``(ptx, timings)`` (as :func:`llvm_to_ptx` returns and fills them) or whose
+    exception is the ``InternalCompilerError`` :func:`llvm_to_ptx` raised.
+    """
+
+    def __init__(self, target: Target, jobs: int, opt_level: int = 3):
+        if jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {jobs}")
+        self.target = target
+        self.opt_level = opt_level
+        self.jobs = jobs if sys.executable else 1
+        self._pool = None
+        if self.jobs > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            # the threads only wait for the workers' replies (the GIL is free meanwhile)
+            self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="tritonc-llvm")
+
+    def _compile(self, llvm_ir: str) -> tuple[str, dict[str, float]]:
+        timings: dict[str, float] = {}
+        ptx = llvm_to_ptx(llvm_ir, self.target, self.opt_level, timings=timings)
+        return ptx, timings
+
+    def submit(self, llvm_ir: str):
+        """Start compiling ``llvm_ir`` (one LLVM module); a future of ``(ptx, timings)``."""
+        if self._pool is not None:
+            return self._pool.submit(self._compile, llvm_ir)
+        from concurrent.futures import Future
+
+        future: Future = Future()
+        try:
+            future.set_result(self._compile(llvm_ir))
+        except BaseException as e:  # reported by future.result(), as from a thread
+            future.set_exception(e)
+        return future
+
+    def close(self) -> None:
+        """Wait for the modules in flight and stop the threads."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def __enter__(self) -> "PTXJobs":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+_PTX_ENTRY_RE = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\s+[\w$]+", re.MULTILINE)
+_PTX_GLOBL_RE = re.compile(r"^\t// \.globl\t[\w$]+\n", re.MULTILINE)
+_PTX_BB_LABEL_RE = re.compile(r"\$L__BB0_")
+
+
+def _split_ptx(text: str, index: int) -> tuple[str, str, str, str]:
+    """``(header, globl, declarations, function)`` of the PTX of a one-function module."""
+    functions = _PTX_ENTRY_RE.findall(text)
+    globl = _PTX_GLOBL_RE.search(text)
+    if len(functions) != 1 or globl is None:
+        raise InternalCompilerError(f"join_ptx: part {index} has {len(functions)} functions "
+                                    f"{'' if globl else 'and no .globl line '}(one kernel expected)")
+    entry = _PTX_ENTRY_RE.search(text, globl.end())
+    return text[:globl.start()], globl.group(0), text[globl.end():entry.start()], text[entry.start():]
+
+
+def join_ptx(parts: list[str]) -> str:
+    """The PTX of several LLVM modules, each compiled alone from one kernel of the same ttg
+    module (:func:`tritonc.codegen.llvm.lower_kernels`), as one PTX module: the text the NVPTX
+    back end writes for the whole module, where part ``i``'s kernel is function ``i``.
+
+    The header (``.version`` / ``.target`` / ``.address_size``) must be the same in every part
+    and is written once. The module-scope declarations (``.extern .shared ... global_smem``,
+    which a part leaves out when its kernel does not use it) are the parts' own, each once, in
+    order, after the first ``// .globl`` line, as LLVM puts them. Each function keeps its
+    ``// .globl`` line, and part ``i``'s basic-block labels ``$L__BB0_N`` become
+    ``$L__BB{i}_N``, as LLVM numbers them by function.
+
+    Raises:
+        InternalCompilerError: a part does not hold exactly one ``.visible`` function, or its
+            header differs from the first part's.
+    """
+    if not parts:
+        raise InternalCompilerError("join_ptx: no PTX to join")
+    split = [_split_ptx(text, i) for i, text in enumerate(parts)]
+    head = split[0][0]
+    decls: list[str] = []
+    for i, (head_i, _, decls_i, _) in enumerate(split):
+        if head_i != head:
+            raise InternalCompilerError(f"join_ptx: part {i}'s header differs from the first part's")
+        decls += [line for line in decls_i.splitlines(keepends=True) if line.strip() and line not in decls]
+    out = [head]
+    for i, (_, globl, _, function) in enumerate(split):
+        out.append(globl)
+        if i == 0:
+            out += decls + ["\n"]
+        out.append(_PTX_BB_LABEL_RE.sub(f"$L__BB{i}_", function) if i else function)
+    return "".join(out)

@@ -66,9 +66,9 @@ def kernel_descriptions(comp) -> list[dict]:
     for f in kernels:
         if "variant_of" in f.attrs:
             continue
-        info = comp.lowered.kernels[f.name]
+        info = comp.kernel_infos[f.name]
         signature = kernel_signature(f)
-        variants = tuple(kernel_variant(f, g, comp.lowered.kernels[g.name].shared_bytes)
+        variants = tuple(kernel_variant(f, g, comp.kernel_infos[g.name].shared_bytes)
                          for g in kernels if g.attrs.get("variant_of") == f.name)
         out.append(dict(signature=signature, num_warps=info.num_warps, shared_bytes=info.shared_bytes,
                         arch=comp.options.arch, defines=defines, num_stages=comp.num_stages, variants=variants,
