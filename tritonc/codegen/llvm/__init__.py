@@ -83,7 +83,7 @@ def lower_kernels(module: Module, target: Target, options: CodegenOptions | None
         if f.kind != "kernel":
             continue
         llmod, smem = _llvm_module(module, align)
-        info = KernelLowering(llmod, smem, f, num_warps, target, options).build()
+        info = KernelLowering(llmod, smem, f, module.num_warps_of(f, num_warps), target, options).build()
         yield LoweredModule(str(llmod), {f.name: info})
 
 
