@@ -496,8 +496,10 @@ class SoftwarePipeliner:
         j = body.terminator.operands.index(dot.result)
         arg = body.args[j + 1]
         first = next((op for op in body.ops if any(x is arg for x in op.operands)), None)
-        if first is None or body.ops.index(first) < body.ops.index(dots[0]) or first in dots[:1]:
+        if first is None or body.ops.index(first) < body.ops.index(dots[0]) or first in dots:
             return None
+        if not _depends_on(dot.operands[0], dots[0].result, body):
+            return None  # independent dots of one body (a batched dot split by unbatch-dots)
         return dot
 
     def rewrite(self, plan: LoopPlan) -> None:
@@ -798,3 +800,19 @@ class SoftwarePipeline(Pass):
                     continue
             pipeliner.rewrite(plan)
         return changed
+
+
+def _depends_on(value, source, body) -> bool:
+    """Whether ``value`` is computed from ``source`` by ops of ``body`` (use-def chains inside
+    the loop body; block arguments and values defined outside end the walk)."""
+    seen, work = set(), [value]
+    while work:
+        v = work.pop()
+        if v is source:
+            return True
+        op = getattr(v, "op", None)
+        if op is None or op.parent is not body or id(op) in seen:
+            continue
+        seen.add(id(op))
+        work.extend(op.operands)
+    return False
