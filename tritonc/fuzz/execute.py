@@ -45,7 +45,8 @@ def compile_program(program: Program, arch: str | None = None) -> Compilation:
         Rejected: a :class:`~tritonc.diagnostics.CompileError` (bad input).
         InternalError: any other exception while compiling.
     """
-    comp = Compilation(program.source, program.compile_options(arch))
+    # one LLVM worker: the runner already spreads programs over one process per core
+    comp = Compilation(program.source, program.compile_options(arch), jobs=1)
     try:
         comp.ttir
         comp.ttgir
