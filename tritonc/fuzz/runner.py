@@ -112,7 +112,10 @@ def variant_kind(kernel: str, name: str) -> str:
 
 def fuzz(count: int, seed: int, target: str = "sim", shrink: bool = True, progress=None) -> Stats:
     """Run ``count`` generated programs from ``seed`` (deterministic for a given seed); each
-    failure is shrunk (unless ``shrink`` is false) and recorded."""
+    failure is shrunk (unless ``shrink`` is false) and recorded. ``progress(n, failure=None,
+    shrinking=False)``, when given, is called with ``n = 1`` for each program run, with the
+    :class:`Failure` when one is recorded, and before that with ``shrinking=True`` when a
+    failure is first found and is about to be shrunk (which can take long on the GPU)."""
     torch = None
     if target == "gpu":
         import torch  # noqa: F811 - the GPU executor passes tensors to the launcher
@@ -140,6 +143,8 @@ def fuzz(count: int, seed: int, target: str = "sim", shrink: bool = True, progre
                 if name is not None and not state["failed"]:
                     stats.launched[variant_kind(program.kernel, name)] += 1
             except (MismatchFound, InternalError, Rejected) as e:
+                if progress and shrink and not state["failed"]:
+                    progress(0, Failure(_KIND[type(e)], str(e), program), shrinking=True)
                 state["failed"] = True
                 state["last"] = (type(e), str(e), program)
                 raise
@@ -172,9 +177,12 @@ def _worker(job):
     count, seed, target, shrink, worker = job
     done = [0, 0]
 
-    def progress(n, failure=None):
+    def progress(n, failure=None, shrinking=False):
         done[0] += n
-        if failure is not None:
+        if shrinking:  # found now; reported again, minimised, when the shrinking ends
+            print(f"  [{worker}] {failure.kind} found, shrinking it (--no-shrink skips this): "
+                  f"{failure.message.splitlines()[0][:160]}", file=sys.stderr, flush=True)
+        elif failure is not None:
             done[1] += 1
             print(f"  [{worker}] {failure.kind}: {failure.message.splitlines()[0][:160]}", file=sys.stderr, flush=True)
         elif done[0] % 100 == 0:
