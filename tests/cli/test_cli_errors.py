@@ -487,6 +487,24 @@ def test_kernel_option_names_a_missing_kernel(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_kernel_warps_names_a_missing_kernel(tmp_path):
+    run = tritonc(EXAMPLES_DIR / "layernorm_bwd.tri", "--kernel-warps", "nosuch=4", "-o", tmp_path / "l.cubin")
+    assert_clean(run)
+    assert run.status == 1
+    assert run.err_lines == ["tritonc: error: --kernel-warps names no kernel of this file: nosuch "
+                             "(kernels: layernorm_bwd_dwdb, layernorm_bwd_dx)"]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["foo", "layernorm_bwd_dx=3", "layernorm_bwd_dx=64"])
+def test_kernel_warps_malformed_is_bad_usage(tmp_path, value):
+    run = tritonc(EXAMPLES_DIR / "layernorm_bwd.tri", "--kernel-warps", value, "-o", tmp_path / "l.cubin")
+    assert_clean(run)
+    assert run.status == 2
+    assert f"Invalid value for --kernel-warps: '{value}' is not NAME=N with N a power of two from 1 to 32" in run.output
+    assert list(tmp_path.iterdir()) == []
+
+
 TWO_DEFINE_SETS = src("""
     __global__ void add(float *X, float *Y) {
       int r[BLOCK] = 0 ... BLOCK;
