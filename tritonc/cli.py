@@ -64,23 +64,33 @@ def _parse_tune(text: str) -> tuple[str, list[int]]:
     return name.strip(), _parse_int_list(values, "--tune")
 
 
+def _name_value_items(texts: tuple[str, ...]):
+    """The ``NAME=VALUE`` items of a repeatable, comma-separated option, as ``(item, name, sep,
+    value)`` with ``name`` stripped (``sep`` empty when the item has no ``=``)."""
+    for text in texts:
+        for item in (t.strip() for t in text.split(",")):
+            if item:
+                name, sep, value = item.partition("=")
+                yield item, name.strip(), sep, value
+
+
+def _int_or_zero(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        return 0
+
+
 def _parse_kernel_warps(texts: tuple[str, ...]) -> dict[str, int]:
     """``--kernel-warps NAME=N[,NAME=N...]`` (repeatable): warps by kernel name, each a power of
     two from 1 to 32."""
     out: dict[str, int] = {}
-    for text in texts:
-        for item in (t.strip() for t in text.split(",")):
-            if not item:
-                continue
-            name, sep, value = item.partition("=")
-            try:
-                warps = int(value, 0)
-            except ValueError:
-                warps = 0
-            if not sep or not name.strip() or not (1 <= warps <= 32 and warps & (warps - 1) == 0):
-                raise click.BadParameter(f"'{item}' is not NAME=N with N a power of two from 1 to 32",
-                                         param_hint="--kernel-warps")
-            out[name.strip()] = warps
+    for item, name, sep, value in _name_value_items(texts):
+        warps = _int_or_zero(value)
+        if not sep or not name or not (1 <= warps <= 32 and warps & (warps - 1) == 0):
+            raise click.BadParameter(f"'{item}' is not NAME=N with N a power of two from 1 to 32",
+                                     param_hint="--kernel-warps")
+        out[name] = warps
     return out
 
 
@@ -94,22 +104,14 @@ def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
     from .tuning.cost_model import HINT_NAMES  # imports the IR: only when there are hints
 
     hints: dict[str, int] = {}
-    for text in texts:
-        for item in (t.strip() for t in text.split(",")):
-            if not item:
-                continue
-            name, sep, value = item.partition("=")
-            name = name.strip()
-            if not sep or name not in HINT_NAMES:
-                raise click.BadParameter(f"'{item}' is not one of {', '.join(n + '=SIZE' for n in HINT_NAMES)}",
-                                         param_hint="--hint")
-            try:
-                size = int(value, 0)
-            except ValueError:
-                size = 0
-            if size < 1:
-                raise click.BadParameter(f"'{item}': the size must be a positive integer", param_hint="--hint")
-            hints[name] = size
+    for item, name, sep, value in _name_value_items(texts):
+        if not sep or name not in HINT_NAMES:
+            raise click.BadParameter(f"'{item}' is not one of {', '.join(n + '=SIZE' for n in HINT_NAMES)}",
+                                     param_hint="--hint")
+        size = _int_or_zero(value)
+        if size < 1:
+            raise click.BadParameter(f"'{item}': the size must be a positive integer", param_hint="--hint")
+        hints[name] = size
     return hints
 
 
