@@ -126,7 +126,34 @@ def _explain_choice(comp) -> str:
     per_kernel = f" ({', '.join(f'{k} {w}' for k, w in warps.items())})" if len(set(warps.values())) > 1 else ""
     return (f"{head}\ntritonc: compiled with {' '.join(f'{k}={v}' for k, v in comp.tunables.items())}"
             f"{' ' if comp.tunables else ''}num_warps={comp.num_warps}{per_kernel} num_stages={comp.num_stages} "
-            f"for {comp.options.arch}")
+            f"for {comp.options.arch}{_explain_retune(comp.retune_plan)}")
+
+
+def _explain_retune(plan) -> str:
+    """``-v``: the cost model's choice per ``__retune`` bucket (runs of equal choices merged)."""
+    if plan is None:
+        return ""
+    lines = []
+    for kernel, td in plan.dispatch.items():
+        runs: list[list] = []   # [first coordinates, last coordinates, variant]
+        for coords, variant in td.entries:
+            if runs and runs[-1][2] == variant:
+                runs[-1][1] = coords
+            else:
+                runs.append([coords, coords, variant])
+        parts = []
+        for i, (first, last, variant) in enumerate(runs):
+            if len(td.key) == 1 and i == 0:        # the nearest bucket: the end runs reach on
+                where = f"{td.key[0]} <= 2^{last[0]}"
+            elif len(td.key) == 1 and i == len(runs) - 1:
+                where = f"{td.key[0]} > 2^{first[0] - 1}"
+            else:
+                where = ", ".join(f"{k} in (2^{a - 1}, 2^{b}]" for k, a, b in zip(td.key, first, last))
+            meta = plan.configs[variant]
+            parts.append(f"{where}: " + " ".join(f"{k}={v}" for k, v in meta.items() if v is not None))
+        lines.append(f"tritonc: kernel '{kernel}' chooses at launch by its __retune argument(s) "
+                     f"{', '.join(td.key)} (nearest bucket; {len(plan.configs)} variants): " + "; ".join(parts))
+    return "\n" + "\n".join(lines)
 
 
 def _prestart_llvm(jobs: int | None, specialize: bool | None) -> None:
@@ -506,7 +533,12 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 report = build.resource_usage_report() if resource_usage else []
                 printed += [sources.render(w) for w in comp.diag.warnings] + report
             else:
-                results = {kind: comp.emit(kind) for kind in kinds}
+                from .variants import RETUNE_KINDS, retune_build
+
+                # the cost model's launch-time choice over __retune arguments, when it made one
+                tuned = retune_build(comp) if any(k in RETUNE_KINDS for k in kinds) else None
+                results = {kind: tuned.emit(kind) if tuned is not None and kind in RETUNE_KINDS else comp.emit(kind)
+                           for kind in kinds}
                 if time_passes:
                     click.echo(comp.timer.report(), err=True, nl=False)
                 if verbose:

@@ -27,6 +27,8 @@ decides on/off from the requested outputs, so it runs one chain.
 """
 from __future__ import annotations
 
+import math
+
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -161,6 +163,9 @@ class FrontendResult:
     choice: object | None = None
     #: the launch grid of each kernel that declares one (``__grid`` or ``--grid``), by name
     grids: dict[str, tuple] = field(default_factory=dict)
+    #: the cost model's choice per bucket of the kernels' ``__retune`` arguments
+    #: (:func:`_retune_dispatch`), ``None`` when one variant serves every bucket
+    retune: object | None = None
 
     @property
     def num_warps(self) -> int | None:
@@ -261,9 +266,10 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
         cands = options.tune.get(decl.name) or _candidate_values(decl)
         if cands:
             free[decl.name] = list(cands)
+    retune = None
     if free or options.num_warps is None or options.num_stages is None:
         with timer("cost model"):
-            choice = _choose_meta_parameters(tu, fixed, free, options)
+            choice, retune = _choose_meta_parameters(tu, fixed, free, options)
         if choice.config is not None:
             values.update(dict(choice.config.tunables))
         else:
@@ -282,7 +288,7 @@ def frontend_result(text: str, path: str, options: CompileOptions, sources: Sour
             if f.kind == "kernel":
                 f.name += options.kernel_suffix
         grids = {k + options.kernel_suffix: g for k, g in grids.items()}
-    return FrontendResult(module, values, choice, grids)
+    return FrontendResult(module, values, choice, grids, retune)
 
 
 #: The file name diagnostics in a ``--grid`` expression show.
@@ -323,7 +329,13 @@ def _kernel_grids(tu, module: Module, tunables: dict[str, int], options: Compile
 def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]], options: CompileOptions):
     """Run the cost model over every combination of the free meta-parameters (see
     :func:`frontend_result`); each tunable combination is translated once, quietly, to read its
-    dots. Combinations the frontend rejects are reported as rejected."""
+    dots. Combinations the frontend rejects are reported as rejected.
+
+    Returns:
+        ``(choice, retune)``: the :class:`~tritonc.tuning.cost_model.Choice` at the problem
+        size (``--hint``, else a large problem), and :func:`_retune_dispatch`'s plan (``None``
+        when there is none to make).
+    """
     from .frontend.irgen import generate_ir
     from .tuning import cost_model as cm
 
@@ -370,18 +382,120 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
         mem_warps = max(kernel_warps.values(), default=file_warps) if kernel_warps else file_warps
         mem_space.append((cm.Config(config.tunables, mem_warps,
                                     stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES),
-                          cm.memory_profiles(module, kernel_warps)))
+                          module, kernel_warps))
     if not any_dot:
-        choice = cm.choose_memory_bound(mem_space, options.arch, options.hint,
-                                        tuple(n for n in names if n != "num_warps"))
+        grid_exprs = {fdef.name: fdef.grid for fdef in tu.functions if fdef.grid is not None} \
+            if options.grid is None else {}  # (--grid: traffic not estimated)
+        mem_names = tuple(n for n in names if n != "num_warps")
+        sizes = dict(cm.LARGE_PROBLEM, **(options.hint or {}))
+        choice = cm.choose_memory_bound(_memory_space(mem_space, grid_exprs, sizes), options.arch, options.hint,
+                                        mem_names)
         choice.rejected.extend(rejected)
         if choice.config is None:  # everything rejected: the first candidates, as for a dot
             choice.config = cm.Config(tuple((k, v[0]) for k, v in free.items()), warps[0],
                                       stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES)
-        return choice
+            return choice, None
+        return choice, _retune_dispatch(mem_space, grid_exprs, sizes, choice, free, options)
     choice = cm.choose(space, options.arch, options.hint, names)
     choice.rejected.extend(rejected)
-    return choice
+    return choice, None
+
+
+def _memory_space(entries, grid_exprs: dict, sizes: dict[str, int]) -> list:
+    """The memory-bound model's ``(config, profiles)`` space at problem ``sizes`` (scalar
+    arguments by name): ``entries`` are ``(config, frontend module, per-kernel warps)``; each
+    kernel's traffic is its program instance's bytes
+    (:func:`tritonc.tuning.traffic.program_bytes`) times its ``__grid`` at those sizes, unknown
+    without a grid or where the sizes do not decide it."""
+    from .frontend.grid import lower_grid
+    from .launcher.grid import evaluate_grid
+    from .tuning import cost_model as cm
+    from .tuning.traffic import program_bytes
+
+    space = []
+    for config, module, kernel_warps in entries:
+        traffic: dict[str, int | None] = {}
+        for f in module.functions:
+            if f.kind != "kernel" or f.name not in grid_exprs:
+                continue
+            per_program = program_bytes(f, sizes)
+            try:
+                grid = evaluate_grid(lower_grid(grid_exprs[f.name], f, dict(config.tunables)), sizes)
+            except (CompileError, KeyError, ValueError):
+                grid = None
+            if per_program is not None and grid is not None:
+                traffic[f.name] = per_program * math.prod(max(0, g) for g in grid)
+        space.append((config, cm.memory_profiles(module, kernel_warps, traffic)))
+    return space
+
+
+#: ``__retune`` buckets the cost model plans for: each key argument at the powers of two
+#: ``2**RETUNE_LOG2[0]`` .. ``2**RETUNE_LOG2[1]`` (the launcher takes the nearest bucket, so
+#: smaller and larger values go to the end ones).
+RETUNE_LOG2 = (4, 20)
+#: Most ``__retune`` arguments a plan is made for (their buckets multiply).
+RETUNE_MAX_KEYS = 2
+
+
+def _retune_dispatch(entries, grid_exprs: dict, sizes: dict[str, int], choice, free: dict[str, list[int]],
+                     options: CompileOptions):
+    """The cost model's dispatch over the ``__retune`` arguments of a memory-bound module
+    (spec section 4: re-tune when this argument's value changes), made at compile time with no
+    GPU: the choice at each power-of-two bucket of the key arguments (:data:`RETUNE_LOG2`), the
+    other sizes as for the main choice. It is what ``tritonc-tune --tuning`` would give, with
+    the model in place of measurements, so the launchers dispatch it the same way
+    (:mod:`tritonc.tuning.dispatch`, nearest bucket).
+
+    Returns a :class:`~tritonc.tuning.table.TablePlan` whose first variant is ``choice``'s
+    configuration (the launchers' default), or ``None``: no free tunable, a variant build
+    (``options.kernel_suffix``), ``--ptxas`` (variants are linked by nvJitLink), no kernel with
+    ``__retune`` integer parameters, more than :data:`RETUNE_MAX_KEYS` of them, or the same
+    choice at every bucket.
+    """
+    import itertools
+
+    from .tuning import cost_model as cm
+    from .tuning.dispatch import TunedDispatch
+    from .tuning.table import TablePlan
+
+    if not free or options.kernel_suffix or options.use_ptxas or not entries:
+        return None
+    module = entries[0][1]
+    keys = {f.name: tuple(a.name for a, attrs in zip(f.args, f.arg_attrs)
+                          if attrs.get("retune") and getattr(a.type, "is_int", False) and a.type.bits > 1)
+            for f in module.functions if f.kind == "kernel"}
+    keys = {k: v for k, v in keys.items() if v}
+    names = sorted({n for v in keys.values() for n in v})
+    if not names or len(names) > RETUNE_MAX_KEYS:
+        return None
+
+    def meta(config) -> dict:
+        # warps and stages stay automatic: each variant's compile takes them as a build would
+        return dict(config.tunables, num_warps=options.num_warps, num_stages=options.num_stages)
+
+    configs = [meta(choice.config)]
+    chosen: dict[tuple[int, ...], int] = {}
+    lo, hi = RETUNE_LOG2
+    mem_names = tuple(n for n in choice.free if n != "num_warps")
+    for logs in itertools.product(range(lo, hi + 1), repeat=len(names)):
+        at = dict(sizes, **{n: 2 ** e for n, e in zip(names, logs)})
+        c = cm.choose_memory_bound(_memory_space(entries, grid_exprs, at), options.arch, at, mem_names)
+        if c.config is None:
+            continue
+        m = meta(c.config)
+        if m not in configs:
+            configs.append(m)
+        chosen[logs] = configs.index(m)
+    if len(configs) < 2:
+        return None
+    dispatch = {}
+    for kernel, key in keys.items():
+        entries_k = {}
+        for logs, variant in chosen.items():
+            coords = tuple(logs[names.index(n)] for n in key)
+            entries_k.setdefault(coords, variant)
+        dispatch[kernel] = TunedDispatch(key, (None,) * len(key), tuple(sorted(entries_k.items())))
+    return TablePlan(configs, dispatch)
 
 
 def select_kernel(module: Module, name: str) -> None:
@@ -497,6 +611,13 @@ class Compilation:
     def tunables(self) -> dict[str, int]:
         """The value of every ``const tunable`` of the file in this compilation."""
         return dict(self._front.tunables)
+
+    @property
+    def retune_plan(self):
+        """The cost model's variants and dispatch over the kernels' ``__retune`` arguments (a
+        :class:`~tritonc.tuning.table.TablePlan`; :func:`_retune_dispatch`), or ``None``; the
+        launchers' build of it is :func:`tritonc.variants.retune_build`."""
+        return self._front.retune
 
     @cached_property
     def ttir(self) -> Module:

@@ -368,3 +368,32 @@ def _spills(r: VariantResult, resources: dict) -> str | None:
                 return (f"'{name}' spills registers ({u.registers} registers, {u.spill_store_bytes} bytes "
                         f"spill stores, {u.spill_load_bytes} bytes spill loads in nvJitLink's report)")
     return None
+
+
+#: Output kinds that come from a :func:`retune_build` when there is one (IR and PTX outputs
+#: show the default variant, as for any variant build).
+RETUNE_KINDS = ("cubin", "header", "py")
+
+
+def retune_build(comp) -> VariantBuild | None:
+    """The :class:`VariantBuild` of ``comp``'s :attr:`~tritonc.driver.Compilation.retune_plan`
+    (the cost model's choice per bucket of the ``__retune`` arguments, each compiled as a
+    variant, the launchers dispatching as for a ``--tuning`` table), or ``None`` without a
+    plan. A variant that cannot be built (it spills, say) drops the plan with a ``-Wspill``
+    warning: the one default variant then serves every size.
+
+    Raises:
+        CompileError: from the frontend (errors in the program).
+    """
+    from .diagnostics import SourceLoc
+
+    plan = comp.retune_plan
+    if plan is None:
+        return None
+    try:
+        return VariantBuild(comp.text, comp.path, comp.options, None, None, comp.jobs, configs=plan.configs,
+                            tuning=plan.dispatch).build(require_all=True)
+    except CompileError as e:
+        comp.diag.warn("spill", f"no launch-time choice over the __retune arguments: {e.diagnostic.message}",
+                       SourceLoc(comp.path, 1, 1))
+        return None

@@ -264,8 +264,10 @@ def test_memory_bound_ties_within_ten_percent_keep_source_order():
 
 @pytest.mark.parametrize("name, want", [
     ("reduce", {"BM": 8, "BN": 256, "SPLIT": 16}),
-    ("layernorm", {"BLOCK": 1024}),
-    ("softmax_bwd", {"BLOCK": 1024}),
+    # rows of N = 4096 (no --hint) fit one tile of 4096: read once (their __retune plans hold the
+    # other row lengths; tests/cli/test_retune_dispatch.py)
+    ("layernorm", {"BLOCK": 4096}),
+    ("softmax_bwd", {"BLOCK": 4096}),
     ("cross_entropy", {"TILE": 2048}),
     ("batchnorm", {"BN": 4, "BHW": 256, "SPLIT": 8}),
     ("dropout", {"BLOCK": 1024}),
@@ -408,3 +410,29 @@ def test_a_gather_costs_issue_cycles_and_staging_registers():
 def test_conv2d_choices(defines, tf32, hint, want):
     comp = Compilation(CONV2D, CompileOptions(arch="sm_90a", defines=defines, allow_tf32=tf32, hint=hint))
     assert (comp.tunables["TM"], comp.tunables["TN"], comp.tunables["TK"], comp.num_warps) == want
+
+
+def test_memory_bound_ranks_by_the_bytes_each_configuration_moves():
+    """Equally busy bandwidth, but one configuration moves 1.5x the bytes (a second pass over
+    the data): its efficiency is scaled by 1/1.5 and it loses, though the source lists it first."""
+    a = (cm.Config((("B", 1),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024, traffic=3 << 20)])
+    b = (cm.Config((("B", 2),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024, traffic=2 << 20)])
+    choice = cm.choose_memory_bound([a, b], "sm_90a")
+    assert choice.config.tunables == (("B", 2),)
+    assert [round(e.efficiency, 3) for e in choice.ranked] == [1.0, 0.667]
+    assert "3.0 MiB moved" in choice.explain()
+    # one unknown traffic: the bytes are not compared at all (source order among the ties)
+    c = (cm.Config((("B", 3),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024)])
+    assert cm.choose_memory_bound([a, b, c], "sm_90a").config.tunables == (("B", 1),)
+
+
+def test_memory_bound_traffic_from_the_grid_and_the_problem():
+    """ROWS at --hint N=64 (one 64-wide tile a row covers it) and N=4096: the traffic is each
+    program instance's bytes times the grid, so a tile 16x wider than the row loses."""
+    # the hints are the values of the parameters of the same name
+    src = "#define n N\n" + ROWS.replace("__global__", "__grid(N)\n__global__")
+    small = Compilation(src, CompileOptions(arch="sm_90a", hint={"N": 64}))
+    assert small.tunables == {"BLOCK": 64}
+    # a row: X read twice, Y read and written (one trip of each loop), and the scalar S
+    assert [e.traffic for e in small.choice.ranked] == [64 * (4 * 64 * 4 + 4), 64 * (4 * 1024 * 4 + 4)]
+    assert Compilation(src, CompileOptions(arch="sm_90a", hint={"N": 4096})).tunables == {"BLOCK": 1024}

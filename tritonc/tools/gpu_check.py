@@ -33,6 +33,7 @@ from tritonc.driver import Compilation
 from tritonc.options import CodegenOptions, CompileOptions
 from tritonc.tools.examples import by_name
 from tritonc.tools.gpu_cases import CASES, Case
+from tritonc.variants import retune_build
 
 
 # ---- machinery ---------------------------------------------------------------------------
@@ -59,7 +60,8 @@ def load_launcher(case: Case, arch: str, outdir: Path, codegen: CodegenOptions |
                              allow_tf32=getattr(case, "allow_tf32", False), hint=dict(getattr(case, "hint", {})))
     comp = Compilation(by_name(case.example).path, options)
     t0 = time.perf_counter()
-    text = comp.python_module
+    tuned = retune_build(comp)  # the launch-time choice over __retune arguments, as the CLI builds it
+    text = tuned.emit("py") if tuned is not None else comp.python_module
     seconds = time.perf_counter() - t0
     path = outdir / f"{case.example}_{arch}.py"
     path.write_text(text)

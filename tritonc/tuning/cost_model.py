@@ -672,12 +672,17 @@ class MemoryProfile:
             (what sets the warps and the registers per thread).
         num_warps: the warps this kernel compiles with when the kernels of the module take their
             own (the tile rule per kernel); ``None``: the configuration's ``num_warps``.
+        traffic: bytes the whole launch moves at the problem size (each program instance's
+            loads, stores and atomics, :func:`tritonc.tuning.traffic.program_bytes`, times the
+            grid); ``None`` when not known (no ``__grid``, or control flow the problem does not
+            decide).
     """
 
     kernel: str
     steps: tuple[int, ...]
     largest_tile: int
     num_warps: int | None = None
+    traffic: int | None = None
 
 
 def _value_bytes(t) -> tuple[int, int]:
@@ -686,9 +691,11 @@ def _value_bytes(t) -> tuple[int, int]:
     return getattr(t, "numel", 1), _ELEMENT_BYTES.get(getattr(element, "name", ""), 4)
 
 
-def memory_profiles(module: Module, num_warps: dict[str, int] | None = None) -> list[MemoryProfile]:
+def memory_profiles(module: Module, num_warps: dict[str, int] | None = None,
+                    traffic: dict[str, int | None] | None = None) -> list[MemoryProfile]:
     """The :class:`MemoryProfile` of every kernel of ``module`` (tt IR from the frontend);
-    ``num_warps``: each kernel's own warps by name (``None``: the configuration's)."""
+    ``num_warps``: each kernel's own warps by name (``None``: the configuration's); ``traffic``:
+    each kernel's bytes moved by a launch at the problem size (missing: unknown)."""
     out = []
     for f in module.functions:
         if f.kind != "kernel":
@@ -718,7 +725,7 @@ def memory_profiles(module: Module, num_warps: dict[str, int] | None = None) -> 
         # a kernel that loops streams its data in the loops; its loads outside them (a row's
         # statistics, a label) are issued once and do not decide the bandwidth
         out.append(MemoryProfile(f.name, loops or tuple(b for b in steps[:1] if b), largest,
-                                 (num_warps or {}).get(f.name)))
+                                 (num_warps or {}).get(f.name), (traffic or {}).get(f.name)))
     return out
 
 
@@ -745,6 +752,8 @@ class MemoryEstimate:
     #: ``(kernel, warps)`` of each kernel when the kernels take different warp counts (the
     #: configuration's ``num_warps`` is then the most of them); empty otherwise
     kernel_warps: tuple[tuple[str, int], ...] = ()
+    #: bytes the kernels' launches move at the problem size (``None``: not known)
+    traffic: int | None = None
 
     @property
     def feasible(self) -> bool:
@@ -760,12 +769,21 @@ class MemoryEstimate:
             return f"{self.config.describe()}: rejected, {self.reason}"
         per_kernel = f" (warps per kernel: {', '.join(f'{k} {w}' for k, w in self.kernel_warps)})" \
             if self.kernel_warps else ""
+        moved = f", {self.traffic / 2**20:.1f} MiB moved" if self.traffic is not None else ""
         return (f"{self.config.describe()}{per_kernel}: ~{self.registers} registers/thread, {self.ctas_per_sm} CTA/SM, "
-                f"{self.in_flight // 1024} KiB in flight per SM (saturation: {self.needed // 1024} KiB), "
+                f"{self.in_flight // 1024} KiB in flight per SM (saturation: {self.needed // 1024} KiB){moved}, "
                 f"est. {100 * self.efficiency:.0f}% of DRAM bandwidth")
 
 
-def estimate_memory(profiles: list[MemoryProfile], config: Config, gpu: GpuModel) -> MemoryEstimate:
+def launch_traffic(profiles: list[MemoryProfile]) -> int | None:
+    """Bytes all of ``profiles``' kernels move at the problem size; ``None`` if one is unknown."""
+    if not profiles or any(p.traffic is None for p in profiles):
+        return None
+    return sum(p.traffic for p in profiles)
+
+
+def estimate_memory(profiles: list[MemoryProfile], config: Config, gpu: GpuModel,
+                    least_traffic: int | None = None) -> MemoryEstimate:
     """How close ``config`` keeps a module whose kernels are ``profiles`` to the bandwidth.
 
     Per kernel: ``T = 32 * num_warps`` threads (the kernel's own warps when its profile has
@@ -774,7 +792,10 @@ def estimate_memory(profiles: list[MemoryProfile], config: Config, gpu: GpuModel
     resident CTAs ``c`` = the least of the CTA slots, ``2048 / T`` threads and the registers;
     each step ``s`` (bytes a CTA loads per loop step) reaches ``min(1, c * s / (dram_bytes *
     latency))`` of the bandwidth, and the kernel the byte-weighted harmonic mean of its steps.
-    The configuration's efficiency is the mean over the kernels.
+    The configuration's efficiency is the mean over the kernels, times ``least_traffic`` over
+    the bytes this configuration moves (:func:`launch_traffic`) when both are known: of two
+    configurations that keep the bandwidth equally busy, the one that moves more bytes (a
+    second pass over the data, a tile much wider than the row) takes longer in proportion.
     """
     needed = int(gpu.dram_bytes * gpu.latency)
     effs, ctas, regs, flights = [], [], [], []
@@ -802,8 +823,12 @@ def estimate_memory(profiles: list[MemoryProfile], config: Config, gpu: GpuModel
         return MemoryEstimate(config, 1.0, 0, 0, 0, needed)
     warps = tuple((p.kernel, p.num_warps or config.num_warps) for p in profiles)
     distinct = len({w for _, w in warps}) > 1
-    return MemoryEstimate(config, sum(effs) / len(effs), min(ctas), max(regs), min(flights, default=0), needed,
-                          kernel_warps=warps if distinct else ())
+    efficiency = sum(effs) / len(effs)
+    traffic = launch_traffic(profiles)
+    if traffic and least_traffic:
+        efficiency *= min(1.0, least_traffic / traffic)
+    return MemoryEstimate(config, efficiency, min(ctas), max(regs), min(flights, default=0), needed,
+                          kernel_warps=warps if distinct else (), traffic=traffic)
 
 
 def choose_memory_bound(space: list[tuple[Config, list[MemoryProfile]]], arch: str,
@@ -814,7 +839,8 @@ def choose_memory_bound(space: list[tuple[Config, list[MemoryProfile]]], arch: s
         space: ``(config, profiles)`` in the source's candidate order; each config's
             ``num_warps`` is what that configuration compiles with.
         arch: one of :data:`GPU_MODELS`.
-        problem, free: as for :func:`choose` (the problem size is reported, not used).
+        problem, free: as for :func:`choose` (the problem size is reported; it enters through
+            the profiles' ``traffic``, which the caller computes at that size).
 
     Returns:
         a :class:`Choice` whose ``ranked`` holds :class:`MemoryEstimate` s, best first (ties in
@@ -824,6 +850,9 @@ def choose_memory_bound(space: list[tuple[Config, list[MemoryProfile]]], arch: s
     size = dict(LARGE_PROBLEM)
     size.update(problem or {})
     estimates = [estimate_memory(profiles, config, gpu) for config, profiles in space]
+    totals = [e.traffic for e in estimates if e.feasible]
+    if totals and all(totals):  # every feasible configuration's traffic known: rank by it too
+        estimates = [estimate_memory(profiles, config, gpu, min(totals)) for config, profiles in space]
     feasible = [e for e in estimates if e.feasible]
     best = max((e.efficiency for e in feasible), default=0.0)
     # within MEMORY_TIE of the best, the model cannot tell: the source's order decides

@@ -1,0 +1,84 @@
+"""The cost model's launch-time choice over ``__retune`` arguments (docs/tuning.md, "Re-tuning at
+launch"): with no GPU and no tuning table, a memory-bound kernel whose best tunables depend on
+an argument gets one variant per choice, and its launchers dispatch on the argument's
+power-of-two bucket as for a ``--tuning`` table. examples/softmax.tri marks its row length N
+``__retune``: a row that fits one BLOCK-wide tile is read once, a longer one twice."""
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import ELF_MAGIC, EXAMPLES_DIR, tritonc
+from tritonc.driver import Compilation
+from tritonc.options import CompileOptions
+from tritonc.variants import retune_build
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "launcher"))
+from test_python_module import load_module  # noqa: E402
+
+SOFTMAX = EXAMPLES_DIR / "softmax.tri"
+BLOCKS = (512, 1024, 2048, 4096, 8192, 16384)
+
+
+def expected_block(n: int) -> int:
+    """The smallest candidate whose tile holds the row; past the largest, the two-pass path's
+    BLOCKs all move the same bytes and the source's first candidate (1024) wins."""
+    return next((b for b in BLOCKS if b >= n), 1024)
+
+
+@pytest.fixture(scope="module")
+def softmax():
+    return Compilation(SOFTMAX, CompileOptions(specialize=True), jobs=2)
+
+
+def test_plan_chooses_a_tile_that_holds_the_row(softmax):
+    plan = softmax.retune_plan
+    assert plan is not None
+    td = plan.dispatch["softmax"]
+    assert td.key == ("N",) and td.rules == (None,)
+    blocks = [c["BLOCK"] for c in plan.configs]
+    assert blocks[0] == softmax.tunables["BLOCK"] == 4096   # the default: the large problem's choice
+    assert sorted(blocks) == sorted(BLOCKS)
+    for n in [1, 100, 512, 513, 1000, 1024, 3000, 4096, 5000, 16384, 16385, 1 << 20]:
+        assert blocks[td.choose((n,), 0)] == expected_block(n), n
+
+
+def test_python_module_dispatches_on_n(softmax, tmp_path):
+    module = load_module(tmp_path, retune_build(softmax).emit("py"))
+    assert module.softmax.tuning_key == ("N",)
+    td = softmax.retune_plan.dispatch["softmax"]
+    rng = random.Random(5)
+    for n in [1, 600, 4096, 9000, 16384, 70000] + rng.sample(range(1, 1 << 22), 50):
+        assert module.softmax.tuned_variant(n) == td.choose((n,), 0), n
+
+
+def test_cli_default_build_links_every_variant(tmp_path):
+    out = tmp_path / "softmax.cubin"
+    run = tritonc(SOFTMAX, "--no-cache", "-o", out, "--emit=cubin,header", "-v")
+    assert run.status == 0, run.stderr
+    assert out.read_bytes()[:4] == ELF_MAGIC
+    assert "kernel 'softmax' chooses at launch by its __retune argument(s) N" in run.stderr
+    assert "N <= 2^9: BLOCK=512; N in (2^9, 2^10]: BLOCK=1024" in run.stderr
+    assert "N > 2^14: BLOCK=1024" in run.stderr
+    header = (tmp_path / "softmax.h").read_text()
+    assert "softmax_tuned_variant(long long N)" in header
+    for i in range(len(BLOCKS)):
+        assert f"softmax__v{i}" in header
+
+
+@pytest.mark.parametrize("extra", [["-D", "BLOCK=1024"], ["--ptxas"], ["--emit=ptx"]])
+def test_no_plan_when_fixed_or_not_linked(extra, tmp_path):
+    run = tritonc(SOFTMAX, "--no-cache", "-o", tmp_path / "s.out", *extra)
+    assert run.status == 0, run.stderr
+    if "--emit=ptx" in extra:
+        assert "softmax__v" not in (tmp_path / "s.out").read_text()
+    options = CompileOptions(defines={"BLOCK": "1024"}) if extra[0] == "-D" else \
+        CompileOptions(use_ptxas=True) if extra == ["--ptxas"] else None
+    if options is not None:
+        assert Compilation(SOFTMAX, options).retune_plan is None
+
+
+def test_no_plan_without_retune_arguments():
+    text = SOFTMAX.read_text().replace("int N __retune", "int N")
+    assert Compilation(text, CompileOptions(), path="s.tri").retune_plan is None
