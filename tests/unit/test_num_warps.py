@@ -8,7 +8,7 @@ from tritonc.tools.examples import by_name
 SOFTMAX = by_name("softmax").path
 
 
-@pytest.mark.parametrize("block, warps", [(256, 4), (1024, 4), (2048, 8), (4096, 16), (16384, 16)])
+@pytest.mark.parametrize("block, warps", [(256, 4), (1024, 4), (2048, 8), (4096, 8), (8192, 16), (16384, 16)])
 def test_softmax_rule(block, warps):
     comp = Compilation(SOFTMAX, CompileOptions(defines={"BLOCK": str(block)}))
     assert comp.num_warps == warps
