@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -336,7 +336,6 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
         size (``--hint``, else a large problem), and :func:`_retune_dispatch`'s plan (``None``
         when there is none to make).
     """
-    from .frontend.irgen import generate_ir
     from .tuning import cost_model as cm
 
     warps = (options.num_warps,) if options.num_warps is not None else cm.WARP_CANDIDATES
@@ -355,10 +354,11 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
     mem_space = []
     rejected = []
     any_dot = False
+    translate = _KernelTranslations(tu)
     for config in cm.configurations(free, (warps[0],), (stages[0],)):
         values = dict(fixed, **dict(config.tunables))
         try:
-            module = generate_ir(tu, tunables=values, diag=DiagnosticSink())
+            module = translate(values)
             if options.kernel is not None:
                 select_kernel(module, options.kernel)
         except CompileError as e:
@@ -388,45 +388,141 @@ def _choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]
             if options.grid is None else {}  # (--grid: traffic not estimated)
         mem_names = tuple(n for n in names if n != "num_warps")
         sizes = dict(cm.LARGE_PROBLEM, **(options.hint or {}))
-        choice = cm.choose_memory_bound(_memory_space(mem_space, grid_exprs, sizes), options.arch, options.hint,
+        memory = _MemorySpace(mem_space, tu, grid_exprs)
+        choice = cm.choose_memory_bound(memory.at(sizes), options.arch, options.hint,
                                         mem_names)
         choice.rejected.extend(rejected)
         if choice.config is None:  # everything rejected: the first candidates, as for a dot
             choice.config = cm.Config(tuple((k, v[0]) for k, v in free.items()), warps[0],
                                       stages[0] if options.num_stages is not None else cm.DEFAULT_NUM_STAGES)
             return choice, None
-        return choice, _retune_dispatch(mem_space, grid_exprs, sizes, choice, free, options)
+        return choice, _retune_dispatch(memory, sizes, choice, free, options)
     choice = cm.choose(space, options.arch, options.hint, names)
     choice.rejected.extend(rejected)
     return choice, None
 
 
-def _memory_space(entries, grid_exprs: dict, sizes: dict[str, int]) -> list:
-    """The memory-bound model's ``(config, profiles)`` space at problem ``sizes`` (scalar
-    arguments by name): ``entries`` are ``(config, frontend module, per-kernel warps)``; each
-    kernel's traffic is its program instance's bytes
-    (:func:`tritonc.tuning.traffic.program_bytes`) times its ``__grid`` at those sizes, unknown
-    without a grid or where the sizes do not decide it."""
-    from .frontend.grid import lower_grid
-    from .launcher.grid import evaluate_grid
-    from .tuning import cost_model as cm
-    from .tuning.traffic import program_bytes
+def _tunables_used(fdef, tunables: set[str]) -> set[str]:
+    """The names of ``tunables`` that function ``fdef``'s source (AST) mentions."""
+    from .frontend import ast
 
-    space = []
-    for config, module, kernel_warps in entries:
-        traffic: dict[str, int | None] = {}
-        for f in module.functions:
-            if f.kind != "kernel" or f.name not in grid_exprs:
-                continue
-            per_program = program_bytes(f, sizes)
-            try:
-                grid = evaluate_grid(lower_grid(grid_exprs[f.name], f, dict(config.tunables)), sizes)
-            except (CompileError, KeyError, ValueError):
-                grid = None
-            if per_program is not None and grid is not None:
-                traffic[f.name] = per_program * math.prod(max(0, g) for g in grid)
-        space.append((config, cm.memory_profiles(module, kernel_warps, traffic)))
-    return space
+    return {n.name for n in fdef.walk() if isinstance(n, ast.Identifier)} & tunables
+
+
+class _KernelTranslations:
+    """The frontend's modules of one translation unit for many tunable combinations (the cost
+    model's space), each kernel translated once per combination of the tunables that its own
+    source and the device functions use: a file whose kernels take different tunables
+    (``layernorm_bwd``: ``BLOCK`` for one kernel, ``BM``, ``BN``, ``SPLIT`` for the other)
+    translates ``6 + 54`` kernels, not ``6 * 54`` modules.
+
+    Calling it with the tunable values returns a module made of the cached kernels'
+    functions (and the device functions once), for the model to read; it is not compiled,
+    and its functions' ``parent`` is their own translation's module. A file with one kernel
+    is translated whole.
+
+    Raises (on call):
+        CompileError: the frontend rejects a kernel at these values.
+    """
+
+    def __init__(self, tu):
+        self.tu = tu
+        self.names = {d.name for d in tu.tunables}
+        self.kernels: list[str] | None = None   # known after the first translation
+        self.cache: dict[tuple, object] = {}
+
+    def __call__(self, values: dict[str, int]):
+        from .frontend import ast
+        from .frontend.irgen import generate_ir
+        from .ir.core import Module
+
+        if self.kernels is None:
+            module = generate_ir(self.tu, tunables=values, diag=DiagnosticSink())
+            self.kernels = [f.name for f in module.functions if f.kind == "kernel"]
+            if len(self.kernels) > 1:
+                device = [d for d in self.tu.functions if d.name not in self.kernels]
+                shared = set().union(*(_tunables_used(d, self.names) for d in device)) if device else set()
+                self.uses = {d.name: tuple(sorted(_tunables_used(d, self.names) | shared))
+                             for d in self.tu.functions if d.name in self.kernels}
+            return module
+        if len(self.kernels) < 2:
+            return generate_ir(self.tu, tunables=values, diag=DiagnosticSink())
+        parts = []
+        for kernel in self.kernels:
+            key = (kernel, tuple(values.get(n) for n in self.uses[kernel]))
+            if key not in self.cache:
+                sub = ast.TranslationUnit([d for d in self.tu.decls if not isinstance(d, ast.FunctionDef)
+                                           or d.name == kernel or d.name not in self.kernels], loc=self.tu.loc)
+                try:
+                    self.cache[key] = generate_ir(sub, tunables=values, diag=DiagnosticSink())
+                except CompileError as e:
+                    self.cache[key] = e
+            if isinstance(self.cache[key], CompileError):
+                raise self.cache[key]
+            parts.append(self.cache[key])
+        module = Module(attrs=dict(parts[0].attrs))
+        module.functions = [f for f in parts[0].functions if f.kind != "kernel"] + \
+            [next(f for f in p.functions if f.name == k) for k, p in zip(self.kernels, parts)]
+        return module
+
+
+class _MemorySpace:
+    """The memory-bound model's ``(config, profiles)`` space at any problem size (scalar
+    arguments by name), for :func:`_choose_meta_parameters` and the ``__retune`` sweep.
+
+    ``entries`` are ``(config, frontend module, per-kernel warps)``. Each kernel's traffic is its
+    program instance's bytes (:func:`tritonc.tuning.traffic.program_bytes`) times its ``__grid``
+    at the sizes; unknown without a grid or where the sizes do not decide it. The profiles'
+    size-independent part is read once per configuration, and a kernel's program bytes once
+    per value of the tunables its own source uses and of the sizes it reads (a file whose
+    kernels use different tunables multiplies its configurations, not this work).
+    """
+
+    def __init__(self, entries, tu, grid_exprs: dict):
+        from .frontend import ast
+        from .tuning import cost_model as cm
+
+        self.entries = entries
+        self.grid_exprs = grid_exprs
+        tunables = {d.name for d in tu.tunables}
+        self.uses = {fdef.name: tuple(sorted({n.name for n in fdef.walk() if isinstance(n, ast.Identifier)}
+                                             & tunables)) for fdef in tu.functions}
+        self.profiles = [cm.memory_profiles(module, kernel_warps) for _, module, kernel_warps in entries]
+        self._bytes: dict[tuple, tuple[int | None, tuple[str, ...]]] = {}
+
+    def _program_bytes(self, f, tunables: dict[str, int], sizes: dict[str, int]) -> int | None:
+        from .tuning.traffic import program_bytes
+
+        key = (f.name, tuple(tunables.get(n) for n in self.uses.get(f.name, ())))
+        cached = self._bytes.get(key)
+        if cached is not None and all(sizes.get(n) == v for n, v in cached[1]):
+            return cached[0]
+        read: set[str] = set()
+        moved = program_bytes(f, sizes, read)
+        self._bytes[key] = (moved, tuple((n, sizes.get(n)) for n in sorted(read)))
+        return moved
+
+    def at(self, sizes: dict[str, int]) -> list:
+        """The space at problem ``sizes``."""
+        from .frontend.grid import lower_grid
+        from .launcher.grid import evaluate_grid
+
+        space = []
+        for (config, module, _), profiles in zip(self.entries, self.profiles):
+            tunables = dict(config.tunables)
+            traffic: dict[str, int | None] = {}
+            for f in module.functions:
+                if f.kind != "kernel" or f.name not in self.grid_exprs:
+                    continue
+                per_program = self._program_bytes(f, tunables, sizes)
+                try:
+                    grid = evaluate_grid(lower_grid(self.grid_exprs[f.name], f, tunables), sizes)
+                except (CompileError, KeyError, ValueError):
+                    grid = None
+                if per_program is not None and grid is not None:
+                    traffic[f.name] = per_program * math.prod(max(0, g) for g in grid)
+            space.append((config, [replace(p, traffic=traffic.get(p.kernel)) for p in profiles]))
+        return space
 
 
 #: ``__retune`` buckets the cost model plans for: each key argument at the powers of two
@@ -437,7 +533,7 @@ RETUNE_LOG2 = (4, 20)
 RETUNE_MAX_KEYS = 2
 
 
-def _retune_dispatch(entries, grid_exprs: dict, sizes: dict[str, int], choice, free: dict[str, list[int]],
+def _retune_dispatch(memory: _MemorySpace, sizes: dict[str, int], choice, free: dict[str, list[int]],
                      options: CompileOptions):
     """The cost model's dispatch over the ``__retune`` arguments of a memory-bound module
     (spec section 4: re-tune when this argument's value changes), made at compile time with no
@@ -458,9 +554,9 @@ def _retune_dispatch(entries, grid_exprs: dict, sizes: dict[str, int], choice, f
     from .tuning.dispatch import TunedDispatch
     from .tuning.table import TablePlan
 
-    if not free or options.kernel_suffix or options.use_ptxas or not entries:
+    if not free or options.kernel_suffix or options.use_ptxas or not memory.entries:
         return None
-    module = entries[0][1]
+    module = memory.entries[0][1]
     keys = {f.name: tuple(a.name for a, attrs in zip(f.args, f.arg_attrs)
                           if attrs.get("retune") and getattr(a.type, "is_int", False) and a.type.bits > 1)
             for f in module.functions if f.kind == "kernel"}
@@ -479,7 +575,7 @@ def _retune_dispatch(entries, grid_exprs: dict, sizes: dict[str, int], choice, f
     mem_names = tuple(n for n in choice.free if n != "num_warps")
     for logs in itertools.product(range(lo, hi + 1), repeat=len(names)):
         at = dict(sizes, **{n: 2 ** e for n, e in zip(names, logs)})
-        c = cm.choose_memory_bound(_memory_space(entries, grid_exprs, at), options.arch, at, mem_names)
+        c = cm.choose_memory_bound(memory.at(at), options.arch, at, mem_names)
         if c.config is None:
             continue
         m = meta(c.config)

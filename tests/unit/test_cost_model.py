@@ -271,7 +271,7 @@ def test_memory_bound_ties_within_ten_percent_keep_source_order():
     ("cross_entropy", {"TILE": 2048}),
     ("batchnorm", {"BN": 4, "BHW": 256, "SPLIT": 8}),
     ("dropout", {"BLOCK": 1024}),
-    ("layernorm_bwd", {"BLOCK": 1024, "BM": 8, "BN": 256, "SPLIT": 16}),
+    ("layernorm_bwd", {"BLOCK": 4096, "BM": 8, "BN": 256, "SPLIT": 16}),
     ("rmsnorm", {"BLOCK": 1024, "BM": 8, "BN": 256, "SPLIT": 16}),
 ])
 def test_memory_bound_examples_default_build(name, want):

@@ -18,7 +18,7 @@ from tritonc.simt.simulator import run_kernel
 from tritonc.tools.examples import by_name
 from tritonc.tuning import cost_model as cm
 
-# a 1024-float tile (4 warps by the tile rule) and a 4096-float one (16 warps), with a reduction
+# a 1024-float tile (4 warps by the tile rule) and a 8192-float one (16 warps), with a reduction
 # each so that the layouts' warps matter (cross-warp partials in shared memory)
 SOURCE = """
 __global__ void small(float *Z __noalias, float *X __noalias __readonly, int n) {
@@ -27,8 +27,8 @@ __global__ void small(float *Z __noalias, float *X __noalias __readonly, int n) 
   *?(r < n)(Z + r) = x - x[+];
 }
 __global__ void big(float *Z __noalias, float *X __noalias __readonly, int n) {
-  int r[4096] = get_program_id(0) * 4096 + 0 ... 4096;
-  float x[4096] = r < n ? *(X + r) : 0;
+  int r[8192] = get_program_id(0) * 8192 + 0 ... 8192;
+  float x[8192] = r < n ? *(X + r) : 0;
   *?(r < n)(Z + r) = x * 2 + x[max];
 }
 """
@@ -96,7 +96,7 @@ def test_kernels_run_right_at_their_own_warps():
     np.testing.assert_allclose(z, want, rtol=1e-5, atol=1e-4)
     z = np.full(n, np.nan, np.float32)
     run_kernel(comp.ttgir, "big", (2,), [z, x, np.int32(n)])
-    want = np.concatenate([x[i:i + 4096] * 2 + x[i:i + 4096].max() for i in range(0, n, 4096)])
+    want = np.concatenate([x[i:i + 8192] * 2 + x[i:i + 8192].max() for i in range(0, n, 8192)])
     np.testing.assert_allclose(z, want, rtol=1e-6)
 
 
@@ -132,10 +132,10 @@ def test_cli_option(tmp_path):
 def test_memory_model_counts_each_kernels_threads():
     """A profile's own warps set its threads, registers and CTAs per SM."""
     gpu = cm.GPU_MODELS["sm_90a"]
-    one = cm.MemoryProfile("a", (4096,), 1024, num_warps=4)
-    other = cm.MemoryProfile("b", (4096,), 2048, num_warps=8)
+    one = cm.MemoryProfile("a", (8192,), 1024, num_warps=4)
+    other = cm.MemoryProfile("b", (8192,), 2048, num_warps=8)
     est = cm.estimate_memory([one, other], cm.Config((), 8, 3), gpu)
     assert est.kernel_warps == (("a", 4), ("b", 8))
     alone = cm.estimate_memory([one], cm.Config((), 8, 3), gpu)
-    assert alone.ctas_per_sm == cm.estimate_memory([cm.MemoryProfile("a", (4096,), 1024)], cm.Config((), 4, 3),
+    assert alone.ctas_per_sm == cm.estimate_memory([cm.MemoryProfile("a", (8192,), 1024)], cm.Config((), 4, 3),
                                                    gpu).ctas_per_sm

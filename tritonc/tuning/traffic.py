@@ -70,13 +70,17 @@ def _tile_bytes(t) -> int:
 
 
 class _Evaluator:
-    def __init__(self, f: Function, args: Mapping[str, int]):
+    def __init__(self, f: Function, args: Mapping[str, int], read: set[str] | None):
         self.values: dict[Value, int] = {}
+        self.params = {a: a.name for a in f.args}
+        self.read = read if read is not None else set()
         for a in f.args:
             if a.name in args and _bits(a.type) is not None:
                 self.values[a] = int(args[a.name])
 
     def value(self, v: Value) -> int:
+        if v in self.params:  # a control-flow decision reads this argument (known or not)
+            self.read.add(self.params[v])
         if v not in self.values:
             raise _Unknown(f"value {v} is not known")
         return self.values[v]
@@ -94,6 +98,9 @@ class _Evaluator:
         if name == "tt.get_program_id":
             self.values[op.result] = 0
             return
+        for v in op.operands:
+            if v in self.params:
+                self.read.add(self.params[v])
         if not all(v in self.values for v in op.operands):
             return
         x = [self.values[v] for v in op.operands]
@@ -159,12 +166,14 @@ def _trips(pred: str, lower: int, upper: int, step: int, bits: int) -> int:
     raise _Unknown(f"a loop '{pred}' with step {step}")
 
 
-def program_bytes(f: Function, args: Mapping[str, int]) -> int | None:
+def program_bytes(f: Function, args: Mapping[str, int], read: set[str] | None = None) -> int | None:
     """Bytes one program instance of kernel ``f`` (tt IR, before inlining) loads, stores and
     updates atomically, for the scalar integer arguments ``args`` (by parameter name); ``None``
     when the control flow depends on something ``args`` does not decide (module docstring).
+    ``read``, when given, receives the names of the parameters the evaluation looked at: the
+    result is the same for any ``args`` that agree on those.
     """
     try:
-        return _Evaluator(f, args).block(f.body.block)
+        return _Evaluator(f, args, read).block(f.body.block)
     except _Unknown:
         return None
