@@ -823,13 +823,19 @@ class Compilation:
             CompileError: ``options.kernel_warps`` names a kernel the file does not define.
         """
         kernels = [f for f in self.ttir.functions if f.kind == "kernel"]
-        names = {f.attrs.get("variant_of", f.name) for f in kernels}
+        suffix = self.options.kernel_suffix  # a variant's kernels: --kernel-warps names the source's
+
+        def source_name(f) -> str:
+            name = f.attrs.get("variant_of", f.name)
+            return name[:-len(suffix)] if suffix and name.endswith(suffix) else name
+
+        names = {source_name(f) for f in kernels}
         unknown = sorted(set(self.options.kernel_warps) - names)
         if unknown:
             raise CompileError(f"--kernel-warps names no kernel of this file: {', '.join(unknown)} "
                                f"(kernels: {', '.join(sorted(names)) or 'none'})")
         base = self._file_num_warps
-        return {f.name: self.options.kernel_warps.get(f.attrs.get("variant_of", f.name), base) for f in kernels}
+        return {f.name: self.options.kernel_warps.get(source_name(f), base) for f in kernels}
 
     @property
     def num_stages(self) -> int:

@@ -390,6 +390,8 @@ def retune_build(comp) -> VariantBuild | None:
     plan = comp.retune_plan
     if plan is None:
         return None
+    if comp.options.kernel_warps:
+        comp.kernel_num_warps  # a --kernel-warps name the file lacks is the user's error, not a pruned variant
     try:
         return VariantBuild(comp.text, comp.path, comp.options, None, None, comp.jobs, configs=plan.configs,
                             tuning=plan.dispatch).build(require_all=True)

@@ -4,6 +4,7 @@ an argument gets one variant per choice, and its launchers dispatch on the argum
 power-of-two bucket as for a ``--tuning`` table. examples/softmax.tri marks its row length N
 ``__retune``: a row that fits one BLOCK-wide tile is read once, a longer one twice."""
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -82,3 +83,17 @@ def test_no_plan_when_fixed_or_not_linked(extra, tmp_path):
 def test_no_plan_without_retune_arguments():
     text = SOFTMAX.read_text().replace("int N __retune", "int N")
     assert Compilation(text, CompileOptions(), path="s.tri").retune_plan is None
+
+
+def test_kernel_warps_reach_every_variant(tmp_path):
+    """--kernel-warps names the source's kernels; each variant's copies (``__v<i>``) take them."""
+    out = tmp_path / "lb.h"
+    run = tritonc(EXAMPLES_DIR / "layernorm_bwd.tri", "--no-cache", "-o", out, "--emit=header",
+                  "--kernel-warps", "layernorm_bwd_dx=4")
+    assert run.status == 0 and run.stderr == "", run.stderr
+    header = out.read_text()
+    assert "layernorm_bwd_dx_tuned_variant(long long N)" in header
+    dx = re.findall(r'"name":"layernorm_bwd_dx__v\d+","arch":"sm_90a","num_warps":(\d+)', header)
+    dwdb = re.findall(r'"name":"layernorm_bwd_dwdb__v\d+","arch":"sm_90a","num_warps":(\d+)', header)
+    assert len(dx) >= 4 and set(dx) == {"4"}, dx
+    assert dwdb and "4" not in set(dwdb), dwdb

@@ -43,12 +43,14 @@ EXPECTED = {
     # longer rows (m_j[max] after the loop, then scaled[+]); each branch as above, an inner
     # bar.sync per reduction and one inserted barrier between its two. 6 in all.
     "softmax": Expected(("tt.reduce", "tt.reduce", "tt.reduce", "tt.reduce"), 2, 6),
-    # The three BLOCK loops use no shared memory; the two statistics cross warps like softmax's:
-    #   1. sum[+]: inner bar.sync;
-    #   2. gpu.barrier before sq[+] (inserted, write after read of sum[+]'s partials; the loop
-    #      between them may run zero times and holds no barrier);
-    #   3. sq[+]: inner bar.sync. 3 in all.
-    "layernorm": Expected(("tt.reduce", "tt.reduce"), 1, 3),
+    # Two branches of an scf.if, each with two statistics that cross warps like softmax's:
+    # the row that fits one tile (x[+], then d2[+] of the squared deviations) and the loops
+    # for longer rows (the Welford lanes combined: weighted[+], then spread[+]; the loops use
+    # no shared memory). Per branch:
+    #   1. the first sum: inner bar.sync;
+    #   2. gpu.barrier before the second (inserted, write after read of the first's partials);
+    #   3. the second sum: inner bar.sync. 6 in all.
+    "layernorm": Expected(("tt.reduce", "tt.reduce", "tt.reduce", "tt.reduce"), 2, 6),
     # 64x64x32 matmul on tensor cores with a 3-stage cp.async pipeline and K-slice prefetch:
     # the two operand rings are explicit buffers (allocated once, no inner barrier); the
     # epilogue's conversion of the accumulator (mma layout -> the store's blocked layout) uses
