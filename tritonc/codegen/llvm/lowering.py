@@ -61,6 +61,8 @@ from tritonc.ir.types import PointerType, ScalarType, TileType, Type
 from tritonc.options import CodegenOptions
 from tritonc.target import WARP_SIZE, Target
 
+from .builder import NumberingBuilder, ValueTable
+
 
 #: op name -> handler(lowering, op)
 HANDLERS: dict[str, Callable[["KernelLowering", Operation], None]] = {}
@@ -464,8 +466,9 @@ class KernelLowering:
             set.add(self.fn.attributes, f'"nvvm.minctasm"="{min_ctas}"')
         entry = self.fn.append_basic_block("entry")
         body = self.fn.append_basic_block("body")
-        self.eb = ir.IRBuilder(entry)
-        self.b = ir.IRBuilder(body)
+        values = ValueTable(entry)  # the kernel's pure instructions, numbered (builder.py)
+        self.eb = NumberingBuilder(entry, values)
+        self.b = NumberingBuilder(body, values)
         if self.lines is not None and f.loc is not None:
             self.eb.debug_metadata = self.b.debug_metadata = self.lines.location(f.loc)
         readonly = promised_readonly(f)
