@@ -301,6 +301,18 @@ class KernelLowering:
             fn = ir.Function(self.module, ir.FunctionType(ret, args), name)
         return fn
 
+    def struct_type(self, element: ir.Type, count: int) -> ir.Type:
+        """``{element x count}`` as a named LLVM struct, ``%"<element>x<count>"``, declared once
+        at the top of the module: the result type of the wgmma inline asm is 64 or 128
+        floats, and each ``extractvalue`` of a literal struct type spells the whole type out
+        (1 KB a line; in a 128x256 matmul 70% of the LLVM IR text). The module's context must
+        be its own (``ir.Module(context=ir.Context())``), or the name would be shared with
+        every other module."""
+        ty = self.module.context.get_identified_type(f"{element}x{count}")
+        if ty.is_opaque:
+            ty.set_body(*([element] * count))
+        return ty
+
     def call(self, name: str, ret: ir.Type, args: list[ir.Value], builder: ir.IRBuilder | None = None) -> ir.Value:
         fn = self.intrinsic(name, ret, [a.type for a in args])
         return (builder or self.b).call(fn, args)
