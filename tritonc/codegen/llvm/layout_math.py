@@ -165,3 +165,27 @@ def linear_ids_ir(lw: KernelLowering, dist: Distribution) -> list:
     if key not in lw.entry_values.linear:
         lw.entry_values.linear[key] = [linear_ir(lw.eb, c, dist.shape) for c in coords_ir(lw, dist)]
     return lw.entry_values.linear[key]
+
+
+def linear_split_ir(lw: KernelLowering, dist: Distribution) -> tuple | None:
+    """The row-major linear ids of ``dist``'s registers as ``(thread, offsets)``: register
+    ``r`` holds element ``thread + offsets[r]``, ``thread`` an i32 value of the running thread
+    (entry block), ``offsets`` Python ints. None where a tile dimension wraps (a coordinate
+    is then ``(base + offset) % size``, not a sum).
+
+    The same ids as :func:`linear_ids_ir`, in the form an address wants: one ``getelementptr``
+    of a per-thread pointer and a constant per register, instead of an ``add``/``mul`` chain
+    per register that LLVM has to take apart again (InstCombine turns each chain into ``or
+    disjoint``s, and alias analysis decomposes every pair of such addresses: in a 128x256
+    matmul's epilogue conversion, 128 stores and 128 loads, that was most of the time of
+    InstCombine and DSE)."""
+    if any(dist.wraps(d) for d in dist.dims):
+        return None
+    if isinstance(dist.blocked, BlockedLayout):
+        bases = thread_bases_ir(lw, dist.blocked)
+    else:
+        bases = mma_thread_bases_ir(lw, dist.blocked, dist.cta)
+    strides = row_major_strides(dist.shape)
+    thread = linear_ir(lw.eb, [bases[d] for d in dist.dims], dist.shape)
+    offsets = [sum(off[d] * st for d, st in zip(dist.dims, strides)) for off in dist.offsets]
+    return thread, offsets

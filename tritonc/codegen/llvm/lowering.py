@@ -373,17 +373,25 @@ class KernelLowering:
 
     def smem_store(self, value: ir.Value, element: Type, byte_offset: ir.Value) -> None:
         """Store a register of IR element type ``element`` to shared memory."""
+        self.smem_store_at(value, element, self.smem_ptr(byte_offset))
+
+    def smem_store_at(self, value: ir.Value, element: Type, ptr: ir.Value) -> None:
+        """:meth:`smem_store` to the shared-memory pointer ``ptr``."""
         b = self.b
         if isinstance(element, PointerType):
             value = b.ptrtoint(value, I64)
         elif value.type == I1:
             value = b.zext(value, I8)
-        b.store(value, self.smem_ptr(byte_offset), align=min(8, smem_elem_bytes(element)))
+        b.store(value, ptr, align=min(8, smem_elem_bytes(element)))
 
     def smem_load(self, element: Type, byte_offset: ir.Value) -> ir.Value:
+        return self.smem_load_at(element, self.smem_ptr(byte_offset))
+
+    def smem_load_at(self, element: Type, ptr: ir.Value) -> ir.Value:
+        """Load a register of IR element type ``element`` from the shared-memory pointer ``ptr``."""
         b = self.b
         ty = I64 if isinstance(element, PointerType) else storage_type(element)
-        v = b.load(self.smem_ptr(byte_offset), typ=ty, align=min(8, smem_elem_bytes(element)))
+        v = b.load(ptr, typ=ty, align=min(8, smem_elem_bytes(element)))
         if isinstance(element, PointerType):
             return b.inttoptr(v, GPTR)
         if llvm_type(element) == I1:
