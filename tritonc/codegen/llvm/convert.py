@@ -113,7 +113,7 @@ def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_ty
     lw.barrier()
     out = []
     memo: dict = {}
-    split = linear_split_ir(lw, dd) if select is None else None
+    split = linear_split_ir(lw, dd, select, sd.shape)
     if split is not None:
         thread, offsets = split
         ptr = lw.smem_ptr(lw.scratch_address(base, b.mul(thread, const(I32, nbytes))))
