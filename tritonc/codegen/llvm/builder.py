@@ -62,22 +62,27 @@ class ValueTable:
         table[key] = value
 
 
-_SCALARS = (int, float, bool, type(None))
+#: Separates the positional arguments of a key from the keyword ones.
+_KEYWORDS = object()
 
 
 def _operand_key(v: Any) -> Any:
-    """What identifies operand ``v`` of a numbered instruction (see the module docstring)."""
-    if isinstance(v, ir.Constant):
+    """What identifies operand ``v`` of a numbered instruction (see the module docstring).
+    Called for every operand of every numbered instruction, so it dispatches on the exact
+    class first (an ``ir.Constant`` subclass is keyed by identity: no numbering, still right)."""
+    cls = type(v)
+    if cls is ir.Constant:
         c = v.constant
-        if isinstance(c, float):
-            return ("c", str(v.type), repr(c))
-        if isinstance(c, _SCALARS) or c is ir.Undefined:
+        kind = type(c)
+        if kind is int or kind is bool or c is None or c is ir.Undefined:
             return ("c", str(v.type), c)
+        if kind is float:
+            return ("c", str(v.type), repr(c))
         return v
+    if cls is list or cls is tuple:
+        return tuple(map(_operand_key, v))
     if isinstance(v, ir.Type):
         return ("t", str(v))
-    if isinstance(v, (list, tuple)):
-        return tuple(_operand_key(x) for x in v)
     return v
 
 
@@ -87,7 +92,9 @@ def _numbered(opname: str):
     base = getattr(ir.IRBuilder, opname)
 
     def method(self, *args, name: str = "", **kwargs):
-        key = (opname, _operand_key(args), tuple(sorted((k, _operand_key(v)) for k, v in kwargs.items())))
+        key = (opname, *map(_operand_key, args))
+        if kwargs:
+            key += (_KEYWORDS, *sorted((k, _operand_key(v)) for k, v in kwargs.items()))
         block = self.block
         hit = self.values.lookup(block, key)
         if hit is not None:
