@@ -113,23 +113,41 @@ class Distribution:
             return _thread_bases(self.blocked, self.num_threads)
         return _mma_thread_bases(self.blocked, self.cta)
 
+    def _memo(self, name: str, compute) -> np.ndarray:
+        """``compute()``, kept on this (immutable, ``distribution()``-cached) object and
+        returned read-only: the passes and the lowering ask for the same arrays of the same few
+        layouts many times (``coords`` of a 128x256 tile of 8 warps is 64K entries)."""
+        cached = self.__dict__.get(name)
+        if cached is None:
+            cached = compute()
+            cached.flags.writeable = False
+            self.__dict__[name] = cached
+        return cached
+
     def coords(self) -> np.ndarray:
-        """``[threads, regs, tile rank]``: the tile coordinates each register holds."""
+        """``[threads, regs, tile rank]``: the tile coordinates each register holds (read-only)."""
+        return self._memo("_coords", self._coords)
+
+    def _coords(self) -> np.ndarray:
         base = self.thread_bases()
         off = np.array(self.offsets, dtype=np.int64).reshape(self.num_regs, len(self.pshape))
         full = (base[:, None, :] + off[None, :, :]) % np.array(self.pshape, dtype=np.int64)
         return full[:, :, list(self.dims)]
 
     def canonical(self) -> np.ndarray:
-        """``[threads, regs]`` booleans: whether the register is the element's canonical copy."""
+        """``[threads, regs]`` booleans: whether the register is the element's canonical copy
+        (read-only)."""
+        return self._memo("_canonical", self._canonical)
+
+    def _canonical(self) -> np.ndarray:
         base = self.thread_bases()
         off = np.array(self.offsets, dtype=np.int64).reshape(self.num_regs, len(self.pshape))
         unwrapped = base[:, None, :] + off[None, :, :]
         return np.all(unwrapped < np.array(self.pshape, dtype=np.int64), axis=2)
 
     def linear_ids(self) -> np.ndarray:
-        """``[threads, regs]``: row-major linear element id of each register."""
-        return linearize(self.coords(), self.shape)
+        """``[threads, regs]``: row-major linear element id of each register (read-only)."""
+        return self._memo("_linear_ids", lambda: linearize(self.coords(), self.shape))
 
 
 def linearize(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -338,13 +356,23 @@ def find_register_map(src: Distribution, dst_src_lin: np.ndarray) -> list[int] |
     src_lin = src.linear_ids()
     if src_lin.shape[0] != dst_src_lin.shape[0]:
         return None
+    # The candidates for destination register r are the source registers that hold its element
+    # in thread 0; the first of them (lowest number) that holds it in every thread is taken.
+    # (Comparing every source register in every thread against every destination register
+    # was registers^2 * threads: 4M comparisons for a 128x256 tile of 8 warps.)
+    by_value: dict[int, list[int]] = {}
+    for m, v in enumerate(src_lin[0].tolist()):
+        by_value.setdefault(v, []).append(m)
+    src_cols = np.ascontiguousarray(src_lin.T)
+    dst_cols = np.ascontiguousarray(dst_src_lin.T)
     result = []
-    for r in range(dst_src_lin.shape[1]):
-        hits = np.all(src_lin == dst_src_lin[:, r:r + 1], axis=0)
-        idx = np.flatnonzero(hits)
-        if idx.size == 0:
+    for r, want in enumerate(dst_cols):
+        for m in by_value.get(int(want[0]), ()):
+            if np.array_equal(src_cols[m], want):
+                result.append(m)
+                break
+        else:
             return None
-        result.append(int(idx[0]))
     return result
 
 

@@ -233,7 +233,7 @@ class Simulator:
             if c.constant is None or c.constant is ir.Undefined:
                 return np.zeros((self.T, ty.count), dtype=_np_dtype(ty.element))
             return np.stack([self.const(e) for e in c.constant], axis=1)
-        if isinstance(ty, ir.LiteralStructType):
+        if isinstance(ty, ir.BaseStructType):
             return tuple(np.zeros(self.T, dtype=_np_dtype(e)) for e in ty.elements)
         value = c.constant
         if value is None or value is ir.Undefined:
@@ -793,7 +793,7 @@ class Simulator:
         if text.startswith("wgmma.wait_group.sync.aligned"):
             self.wgmma_wait(int(text.split()[1].rstrip(";")), inst)
             return tuple(np.asarray(v).astype(np.float32) for v in vals)
-        outs_types = list(ret_ty.elements) if isinstance(ret_ty, ir.LiteralStructType) else (
+        outs_types = list(ret_ty.elements) if isinstance(ret_ty, ir.BaseStructType) else (
             [] if isinstance(ret_ty, ir.VoidType) else [ret_ty])
         nout = len(outs_types)
         regs: dict[int, np.ndarray] = {}
@@ -898,7 +898,7 @@ def lower_for_simulation(module, arch: str = "sm_90"):
     from tritonc.target import DATALAYOUT, TRIPLE, Target
 
     num_warps = int(module.attrs.get("num_warps", 4))
-    llmod = ir.Module(name="sim")
+    llmod = ir.Module(name="sim", context=ir.Context())
     llmod.triple = TRIPLE
     llmod.data_layout = DATALAYOUT
     smem = ir.GlobalVariable(llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)

@@ -96,7 +96,7 @@ def _smem_alignment(module: Module) -> int:
 def _llvm_module(module: Module, smem_align: int | None = None) -> tuple[ir.Module, ir.GlobalVariable]:
     """An empty NVPTX LLVM module and its ``@global_smem`` (dynamic shared memory), aligned to
     ``smem_align`` (default: :func:`_smem_alignment` of ``module``)."""
-    llmod = ir.Module(name="tritonc")
+    llmod = ir.Module(name="tritonc", context=ir.Context())  # its own named types (struct_type)
     llmod.triple = TRIPLE
     llmod.data_layout = DATALAYOUT
     smem = ir.GlobalVariable(llmod, ir.ArrayType(I8, 0), "global_smem", addrspace=3)

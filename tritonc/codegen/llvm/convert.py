@@ -28,8 +28,8 @@ from tritonc.ir.core import Operation
 from tritonc.ir.distribution import Fixed, redistribution, register_map, stack_register_map
 from tritonc.ir.scratch import smem_elem_bytes, through_shared_bytes
 
-from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir
-from .lowering import I32, KernelLowering, const, lowers
+from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir, linear_split_ir
+from .lowering import I8, I32, KernelLowering, const, lowers
 
 
 @lowers("ttg.convert_layout", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans", "tt.extract")
@@ -88,20 +88,40 @@ def _stack(lw: KernelLowering, op: Operation) -> None:
 
 
 def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_type, select) -> list:
-    """Registers of ``dst_type`` from ``src_regs`` through ``op``'s scratch: store, barrier, load."""
+    """Registers of ``dst_type`` from ``src_regs`` through ``op``'s scratch: store, barrier, load.
+
+    Where a side's layout does not wrap, its addresses are one per-thread pointer plus a
+    constant per register (:func:`~.layout_math.linear_split_ir`); else each register's
+    linear id is computed from its coordinates."""
     sd, dd = lw.dist(src_type), lw.dist(dst_type)
     elem = src_type.element
     nbytes = smem_elem_bytes(elem)
     base = lw.scratch_base(op, through_shared_bytes(src_type))
     b = lw.b
     canon = canonical_ir(lw, sd)
-    lin = linear_ids_ir(lw, sd)
+    split = linear_split_ir(lw, sd)
+    if split is not None:
+        thread, offsets = split
+        ptr = lw.smem_ptr(lw.scratch_address(base, b.mul(thread, const(I32, nbytes))))
+        addrs = [_offset_ptr(lw, ptr, o * nbytes) for o in offsets]
+    else:
+        addrs = [lw.smem_ptr(lw.scratch_address(base, b.mul(lin, const(I32, nbytes))))
+                 for lin in linear_ids_ir(lw, sd)]
     for r, v in enumerate(src_regs):
         with lw.if_then(canon[r]):
-            lw.smem_store(v, elem, lw.scratch_address(base, b.mul(lin[r], const(I32, nbytes))))
+            lw.smem_store_at(v, elem, addrs[r])
     lw.barrier()
     out = []
     memo: dict = {}
+    split = linear_split_ir(lw, dd, select, sd.shape)
+    if split is not None:
+        thread, offsets = split
+        ptr = lw.smem_ptr(lw.scratch_address(base, b.mul(thread, const(I32, nbytes))))
+        for o in offsets:
+            if o not in memo:
+                memo[o] = lw.smem_load_at(elem, _offset_ptr(lw, ptr, o * nbytes))
+            out.append(memo[o])
+        return out
     for coords in coords_ir(lw, dd):
         if select is None:
             idx = linear_ir(b, coords, dd.shape)
@@ -113,3 +133,8 @@ def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_ty
             memo[key] = lw.smem_load(elem, lw.scratch_address(base, b.mul(idx, const(I32, nbytes))))
         out.append(memo[key])
     return out
+
+
+def _offset_ptr(lw: KernelLowering, ptr, byte_offset: int):
+    """``ptr + byte_offset`` (a shared-memory pointer; ``ptr`` itself for 0)."""
+    return lw.b.gep(ptr, [const(I32, byte_offset)], source_etype=I8) if byte_offset else ptr

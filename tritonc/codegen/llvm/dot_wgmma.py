@@ -114,18 +114,18 @@ class _Descriptors:
         return self.lw.b.add(self.base, const(I64, byte >> 4)) if byte else self.base
 
 
-def _wgmma_asm(n: int, element: str, trans_a: bool, trans_b: bool) -> ir.InlineAsm:
+def _wgmma_asm(lw: KernelLowering, n: int, element: str, trans_a: bool, trans_b: bool) -> ir.InlineAsm:
     k = n // 2  # operands: k outputs, k tied inputs, descriptor A, descriptor B, scale-d
     regs = ", ".join(f"${i}" for i in range(k))
     text = ("{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
             "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, $%d, $%d, p, 1, 1, %d, %d;\n}"
             % (2 * k + 2, n, element, element, regs, 2 * k, 2 * k + 1, int(trans_a), int(trans_b)))
     constraints = ",".join(["=f"] * k + [str(i) for i in range(k)] + ["l", "l", "r"])
-    fty = ir.FunctionType(ir.LiteralStructType([F32] * k), [F32] * k + [I64, I64, I32])
+    fty = ir.FunctionType(lw.struct_type(F32, k), [F32] * k + [I64, I64, I32])
     return ir.InlineAsm(fty, text, constraints, side_effect=True)
 
 
-def _wgmma_asm_reg_a(n: int, element: str, trans_b: bool) -> ir.InlineAsm:
+def _wgmma_asm_reg_a(lw: KernelLowering, n: int, element: str, trans_b: bool) -> ir.InlineAsm:
     """The register-A form (PTX ISA 9.7.15.5.2): ``wgmma.mma_async ... d, {a0, a1, a2, a3},
     b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b`` (no transpose bit for A)."""
     k = n // 2  # operands: k outputs, k tied inputs, 4 A words, descriptor B, scale-d
@@ -135,7 +135,7 @@ def _wgmma_asm_reg_a(n: int, element: str, trans_b: bool) -> ir.InlineAsm:
             "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {%s}, {%s}, $%d, p, 1, 1, %d;\n}"
             % (2 * k + 5, n, element, element, regs, a, 2 * k + 4, int(trans_b)))
     constraints = ",".join(["=f"] * k + [str(i) for i in range(k)] + ["r"] * 4 + ["l", "r"])
-    fty = ir.FunctionType(ir.LiteralStructType([F32] * k), [F32] * k + [I32] * 4 + [I64, I32])
+    fty = ir.FunctionType(lw.struct_type(F32, k), [F32] * k + [I32] * 4 + [I64, I32])
     return ir.InlineAsm(fty, text, constraints, side_effect=True)
 
 
@@ -156,9 +156,9 @@ def _a_words(lw: KernelLowering, a, regs: list, rm: int, kk: int, kks: int) -> l
     return words
 
 
-def _wait_asm(count: int, num: int) -> ir.InlineAsm:
+def _wait_asm(lw: KernelLowering, count: int, num: int) -> ir.InlineAsm:
     constraints = ",".join(["=f"] * count + [str(i) for i in range(count)])
-    fty = ir.FunctionType(ir.LiteralStructType([F32] * count), [F32] * count)
+    fty = ir.FunctionType(lw.struct_type(F32, count), [F32] * count)
     return ir.InlineAsm(fty, f"wgmma.wait_group.sync.aligned {num};", constraints, side_effect=True)
 
 
@@ -203,9 +203,9 @@ def lower_wgmma_dot(lw: KernelLowering, op: Operation) -> None:
     regs = list(lw.get(acc))
     per = n // 2  # accumulator registers of one instruction
     if reg_a:
-        asm = _wgmma_asm_reg_a(n, a.type.element.name, db.transposed)
+        asm = _wgmma_asm_reg_a(lw, n, a.type.element.name, db.transposed)
     else:
-        asm = _wgmma_asm(n, a.type.element.name, da.transposed, db.transposed)
+        asm = _wgmma_asm(lw, n, a.type.element.name, da.transposed, db.transposed)
     bld = lw.b
     # Register A: every word is formed (the f16 / bf16 conversions of p) before the fence; a
     # conversion between two wgmma makes ptxas insert a warpgroup.arrive and serialise them
@@ -237,7 +237,7 @@ def wait_for(lw: KernelLowering, regs: list, num: int) -> list:
     """``wgmma.wait_group num`` passing ``regs`` (f32 accumulators) through, so that no read
     of them is scheduled before the wait."""
     bld = lw.b
-    res = bld.call(_wait_asm(len(regs), num), regs)
+    res = bld.call(_wait_asm(lw, len(regs), num), regs)
     return [bld.extract_value(res, j) for j in range(len(regs))]
 
 

@@ -7,7 +7,7 @@ thread bases), caching what they emit in the entry block (``KernelLowering.entry
 """
 from __future__ import annotations
 
-from tritonc.ir.distribution import Distribution, mma_parent, row_major_strides
+from tritonc.ir.distribution import Distribution, Fixed, mma_parent, row_major_strides
 from tritonc.ir.layouts import BlockedLayout, Layout, MmaLayout
 
 from .lowering import I32, KernelLowering, const
@@ -165,3 +165,46 @@ def linear_ids_ir(lw: KernelLowering, dist: Distribution) -> list:
     if key not in lw.entry_values.linear:
         lw.entry_values.linear[key] = [linear_ir(lw.eb, c, dist.shape) for c in coords_ir(lw, dist)]
     return lw.entry_values.linear[key]
+
+
+def linear_split_ir(lw: KernelLowering, dist: Distribution, select=None, shape: tuple[int, ...] | None = None) -> tuple | None:
+    """The row-major linear ids of the elements ``dist``'s registers hold, or read, as
+    ``(thread, offsets)``: register ``r``'s id is ``thread + offsets[r]``, ``thread`` an i32
+    value of the running thread (entry block), ``offsets`` Python ints. None where a tile
+    dimension the id depends on wraps (a coordinate is then ``(base + offset) % size``, not
+    a sum).
+
+    Without ``select``, the id of the element register ``r`` holds (as :func:`linear_ids_ir`).
+    With a ``select`` of :func:`~tritonc.ir.distribution.redistribution` and the source
+    ``shape``, the id in ``shape`` of the source element register ``r`` reads: per source
+    dimension, ``dist``'s coordinate ``select[s]``, 0 for ``None``, ``Fixed.index``.
+
+    The form an address wants: one ``getelementptr`` of a per-thread pointer and a constant
+    per register, instead of an ``add``/``mul`` chain per register that LLVM has to take
+    apart again (InstCombine turns each chain into ``or disjoint``s, and alias analysis
+    decomposes every pair of such addresses: in a 128x256 matmul's epilogue conversion, 128
+    stores and 128 loads, that was most of the time of InstCombine and DSE)."""
+    if select is None:
+        picks = list(enumerate(row_major_strides(dist.shape)))
+        fixed = 0
+    else:
+        picks, fixed = [], 0
+        for s, stride in zip(select, row_major_strides(shape)):
+            if isinstance(s, Fixed):
+                fixed += s.index * stride
+            elif s is not None:
+                picks.append((s, stride))
+    if any(dist.wraps(dist.dims[i]) for i, _ in picks):
+        return None
+    if isinstance(dist.blocked, BlockedLayout):
+        bases = thread_bases_ir(lw, dist.blocked)
+    else:
+        bases = mma_thread_bases_ir(lw, dist.blocked, dist.cta)
+    eb = lw.eb
+    thread = None
+    for i, stride in picks:
+        term = bases[dist.dims[i]]
+        term = eb.mul(term, const(I32, stride)) if stride != 1 else term
+        thread = term if thread is None else eb.add(thread, term)
+    offsets = [fixed + sum(off[dist.dims[i]] * stride for i, stride in picks) for off in dist.offsets]
+    return (thread if thread is not None else const(I32, 0)), offsets

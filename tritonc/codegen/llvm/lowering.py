@@ -61,6 +61,8 @@ from tritonc.ir.types import PointerType, ScalarType, TileType, Type
 from tritonc.options import CodegenOptions
 from tritonc.target import WARP_SIZE, Target
 
+from .builder import NumberingBuilder, ValueTable
+
 
 #: op name -> handler(lowering, op)
 HANDLERS: dict[str, Callable[["KernelLowering", Operation], None]] = {}
@@ -299,6 +301,18 @@ class KernelLowering:
             fn = ir.Function(self.module, ir.FunctionType(ret, args), name)
         return fn
 
+    def struct_type(self, element: ir.Type, count: int) -> ir.Type:
+        """``{element x count}`` as a named LLVM struct, ``%"<element>x<count>"``, declared once
+        at the top of the module: the result type of the wgmma inline asm is 64 or 128
+        floats, and each ``extractvalue`` of a literal struct type spells the whole type out
+        (1 KB a line; in a 128x256 matmul 70% of the LLVM IR text). The module's context must
+        be its own (``ir.Module(context=ir.Context())``), or the name would be shared with
+        every other module."""
+        ty = self.module.context.get_identified_type(f"{element}x{count}")
+        if ty.is_opaque:
+            ty.set_body(*([element] * count))
+        return ty
+
     def call(self, name: str, ret: ir.Type, args: list[ir.Value], builder: ir.IRBuilder | None = None) -> ir.Value:
         fn = self.intrinsic(name, ret, [a.type for a in args])
         return (builder or self.b).call(fn, args)
@@ -359,17 +373,25 @@ class KernelLowering:
 
     def smem_store(self, value: ir.Value, element: Type, byte_offset: ir.Value) -> None:
         """Store a register of IR element type ``element`` to shared memory."""
+        self.smem_store_at(value, element, self.smem_ptr(byte_offset))
+
+    def smem_store_at(self, value: ir.Value, element: Type, ptr: ir.Value) -> None:
+        """:meth:`smem_store` to the shared-memory pointer ``ptr``."""
         b = self.b
         if isinstance(element, PointerType):
             value = b.ptrtoint(value, I64)
         elif value.type == I1:
             value = b.zext(value, I8)
-        b.store(value, self.smem_ptr(byte_offset), align=min(8, smem_elem_bytes(element)))
+        b.store(value, ptr, align=min(8, smem_elem_bytes(element)))
 
     def smem_load(self, element: Type, byte_offset: ir.Value) -> ir.Value:
+        return self.smem_load_at(element, self.smem_ptr(byte_offset))
+
+    def smem_load_at(self, element: Type, ptr: ir.Value) -> ir.Value:
+        """Load a register of IR element type ``element`` from the shared-memory pointer ``ptr``."""
         b = self.b
         ty = I64 if isinstance(element, PointerType) else storage_type(element)
-        v = b.load(self.smem_ptr(byte_offset), typ=ty, align=min(8, smem_elem_bytes(element)))
+        v = b.load(ptr, typ=ty, align=min(8, smem_elem_bytes(element)))
         if isinstance(element, PointerType):
             return b.inttoptr(v, GPTR)
         if llvm_type(element) == I1:
@@ -464,8 +486,9 @@ class KernelLowering:
             set.add(self.fn.attributes, f'"nvvm.minctasm"="{min_ctas}"')
         entry = self.fn.append_basic_block("entry")
         body = self.fn.append_basic_block("body")
-        self.eb = ir.IRBuilder(entry)
-        self.b = ir.IRBuilder(body)
+        values = ValueTable(entry)  # the kernel's pure instructions, numbered (builder.py)
+        self.eb = NumberingBuilder(entry, values)
+        self.b = NumberingBuilder(body, values)
         if self.lines is not None and f.loc is not None:
             self.eb.debug_metadata = self.b.debug_metadata = self.lines.location(f.loc)
         readonly = promised_readonly(f)
