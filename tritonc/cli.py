@@ -543,7 +543,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                     click.echo(comp.timer.report(), err=True, nl=False)
                 if verbose:
                     printed.append(_explain_choice(comp))
-                report = comp.resource_usage_report() if resource_usage else []
+                # the cubin written is the variants' when there are: report what it holds
+                report = (tuned or comp).resource_usage_report() if resource_usage else []
                 printed += [sources.render(w) for w in comp.diag.warnings] + report
             for line in printed:
                 click.echo(line, err=True)

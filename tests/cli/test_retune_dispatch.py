@@ -97,3 +97,29 @@ def test_kernel_warps_reach_every_variant(tmp_path):
     dwdb = re.findall(r'"name":"layernorm_bwd_dwdb__v\d+","arch":"sm_90a","num_warps":(\d+)', header)
     assert len(dx) >= 4 and set(dx) == {"4"}, dx
     assert dwdb and "4" not in set(dwdb), dwdb
+
+
+def test_resource_usage_reports_every_variant_in_the_cubin(tmp_path):
+    run = tritonc(SOFTMAX, "--no-cache", "-o", tmp_path / "s.cubin", "--resource-usage")
+    assert run.status == 0, run.stderr
+    for i in range(len(BLOCKS)):
+        assert f"kernel 'softmax__v{i}' (variant v{i}: BLOCK=" in run.stderr
+        assert f"kernel 'softmax__v{i}__spec16' (variant v{i}: BLOCK=" in run.stderr
+    assert "kernel 'softmax' for" not in run.stderr
+
+
+def test_a_plan_whose_variant_cannot_be_built_falls_back_with_a_warning(monkeypatch):
+    """A pruned variant (spills, shared memory) drops the plan: -Wspill says so, and the one
+    default variant serves every size (what the CLI then writes)."""
+    from tritonc.diagnostics import CompileError
+    from tritonc.variants import VariantBuild
+
+    def refuse(self, require_all=False):
+        raise CompileError("the tuning table's variant BLOCK=16384 cannot be built: it spills")
+
+    monkeypatch.setattr(VariantBuild, "build", refuse)
+    comp = Compilation(SOFTMAX, CompileOptions(specialize=True), jobs=1)
+    assert comp.retune_plan is not None
+    assert retune_build(comp) is None
+    (warning,) = comp.diag.warnings
+    assert "no launch-time choice over the __retune arguments" in warning.message and "spills" in warning.message
