@@ -84,7 +84,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
             if options.grid is None else {}  # (--grid: traffic not estimated)
         mem_names = tuple(n for n in names if n != "num_warps")
         sizes = dict(cm.LARGE_PROBLEM, **(options.hint or {}))
-        memory = MemorySpace(mem_space, tu, grid_exprs)
+        memory = MemorySpace(mem_space, translate.uses, grid_exprs)
         choice = cm.choose_memory_bound(memory.at(sizes), options.arch, options.hint,
                                         mem_names)
         choice.rejected.extend(rejected)
@@ -125,6 +125,7 @@ class KernelTranslations:
         self.tu = tu
         self.names = {d.name for d in tu.tunables}
         self.kernels: list[str] | None = None   # known after the first translation
+        self._uses: dict[str, tuple[str, ...]] = {}
         self.cache: dict[tuple, object] = {}
 
     def __call__(self, values: dict[str, int]):
@@ -135,17 +136,16 @@ class KernelTranslations:
         if self.kernels is None:
             module = generate_ir(self.tu, tunables=values, diag=DiagnosticSink())
             self.kernels = [f.name for f in module.functions if f.kind == "kernel"]
-            if len(self.kernels) > 1:
-                device = [d for d in self.tu.functions if d.name not in self.kernels]
-                shared = set().union(*(tunables_used(d, self.names) for d in device)) if device else set()
-                self.uses = {d.name: tuple(sorted(tunables_used(d, self.names) | shared))
-                             for d in self.tu.functions if d.name in self.kernels}
+            device = [d for d in self.tu.functions if d.name not in self.kernels]
+            shared = set().union(*(tunables_used(d, self.names) for d in device)) if device else set()
+            self._uses = {d.name: tuple(sorted(tunables_used(d, self.names) | shared))
+                          for d in self.tu.functions if d.name in self.kernels}
             return module
         if len(self.kernels) < 2:
             return generate_ir(self.tu, tunables=values, diag=DiagnosticSink())
         parts = []
         for kernel in self.kernels:
-            key = (kernel, tuple(values.get(n) for n in self.uses[kernel]))
+            key = (kernel, tuple(values.get(n) for n in self.uses(kernel)))
             if key not in self.cache:
                 sub = ast.TranslationUnit([d for d in self.tu.decls if not isinstance(d, ast.FunctionDef)
                                            or d.name == kernel or d.name not in self.kernels], loc=self.tu.loc)
@@ -161,35 +161,39 @@ class KernelTranslations:
             [next(f for f in p.functions if f.name == k) for k, p in zip(self.kernels, parts)]
         return module
 
+    def uses(self, kernel: str) -> tuple[str, ...]:
+        """The tunables kernel ``kernel``'s translation depends on: those its own source and the
+        device functions mention (every tunable before the first translation, or for a name
+        that is not a kernel)."""
+        return self._uses[kernel] if kernel in self._uses else tuple(sorted(self.names))
+
 
 class MemorySpace:
     """The memory-bound model's ``(config, profiles)`` space at any problem size (scalar
     arguments by name), for :func:`choose_meta_parameters` and the ``__retune`` sweep.
 
-    ``entries`` are ``(config, frontend module, per-kernel warps)``. Each kernel's traffic is its
-    program instance's bytes (:func:`tritonc.tuning.traffic.program_bytes`) times its ``__grid``
-    at the sizes; unknown without a grid or where the sizes do not decide it. The profiles'
-    size-independent part is read once per configuration, and a kernel's program bytes once
-    per value of the tunables its own source uses and of the sizes it reads (a file whose
-    kernels use different tunables multiplies its configurations, not this work).
+    ``entries`` are ``(config, frontend module, per-kernel warps)``; ``uses(kernel)`` names the
+    tunables a kernel's translation depends on (:meth:`KernelTranslations.uses`). Each kernel's
+    traffic is its program instance's bytes (:func:`tritonc.tuning.traffic.program_bytes`)
+    times its ``__grid`` at the sizes; unknown without a grid or where the sizes do not decide
+    it. The profiles' size-independent part is read once per configuration, and a kernel's
+    program bytes once per value of the tunables it depends on and of the sizes it reads (a
+    file whose kernels use different tunables multiplies its configurations, not this work).
     """
 
-    def __init__(self, entries, tu, grid_exprs: dict):
-        from .frontend import ast
+    def __init__(self, entries, uses, grid_exprs: dict):
         from .tuning import cost_model as cm
 
         self.entries = entries
         self.grid_exprs = grid_exprs
-        tunables = {d.name for d in tu.tunables}
-        self.uses = {fdef.name: tuple(sorted({n.name for n in fdef.walk() if isinstance(n, ast.Identifier)}
-                                             & tunables)) for fdef in tu.functions}
+        self.uses = uses
         self.profiles = [cm.memory_profiles(module, kernel_warps) for _, module, kernel_warps in entries]
         self._bytes: dict[tuple, tuple[int | None, tuple[str, ...]]] = {}
 
     def _program_bytes(self, f, tunables: dict[str, int], sizes: dict[str, int]) -> int | None:
         from .tuning.traffic import program_bytes
 
-        key = (f.name, tuple(tunables.get(n) for n in self.uses.get(f.name, ())))
+        key = (f.name, tuple(tunables.get(n) for n in self.uses(f.name)))
         cached = self._bytes.get(key)
         if cached is not None and all(sizes.get(n) == v for n, v in cached[1]):
             return cached[0]
