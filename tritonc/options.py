@@ -83,7 +83,9 @@ class CodegenOptions:
                                       "'rn' (IEEE div.rn.f32, slower)", ("full", "rn"))
     exp_uncorrected: bool = _flag(False, "f32 exp as ex2.approx(x * log2 e) alone (OpenAI Triton's; "
                                          "its error grows with |x| beyond the spec's bound)")
-    exp_ftz: bool = _flag(False, "f32 exp with ex2.approx.ftz (subnormal results flushed to zero)")
+    exp_ftz: bool = _flag(True, "f32 exp and exp2 with ex2.approx.ftz: results below 2^-126 (the smallest "
+                                "normal float) flushed to zero, as OpenAI Triton and nvcc -ftz=true do; "
+                                "-fno-exp-ftz keeps them subnormal (three more instructions an element)")
     fragment_prefetch: bool = _flag(False, "mma.sync dots: load the fragments of K step k+1 before the "
                                            "mma of step k")
     slice_prefetch: str = _flag("auto", "pipelined mma.sync loops: split the dot into K slices and "

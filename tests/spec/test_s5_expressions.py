@@ -870,6 +870,22 @@ __global__ void k(float *X, float *Out) {
          expect=lambda a: {1: np.concatenate([np.exp(a[0].astype(f64)),
                                               np.log((a[0] * a[0] + f32(2)).astype(f64))])},
          ir="CHECK: math.exp {{.*}} : f32[128]\nCHECK: math.log {{.*}} : f32[128]", gpu=True, gpu_rtol=2**-21, gpu_atol=0.0),
+    # tritonc extension (docs/language.md 7.10): exp2 and log2, as CUDA's exp2f/log2f and
+    # Triton's tl.exp2/tl.log2; f32 results below 2^-126 may be flushed to zero (-fexp-ftz)
+    Rule("exp2_log2_extension", """
+__global__ void k(float *X, float *Out) {
+  int r[128] = 0 ... 128;
+  float x[128] = *(X + r);
+  *(Out + r) = exp2(x);
+  *(Out + 128 + r) = log2(x * x + 2.0f);
+  *(Out + 256 + r) = exp(x * 0.5f - 20.0f);
+}""", args=fixed(np.linspace(-140, 100, 128).astype(f32), zeros(384)), rtol=2**-21, atol=2.0**-126,
+         expect=lambda a: {1: np.concatenate([np.exp2(a[0].astype(f64)),
+                                              np.log2((a[0] * a[0] + f32(2)).astype(f64)),
+                                              np.exp((a[0] * f32(0.5) - f32(20)).astype(f64))]).astype(f32)},
+         ir="CHECK: math.exp2 {{.*}} : f32[128]\nCHECK: math.log2 {{.*}} : f32[128]\nCHECK: math.exp",
+         ptx="CHECK-COUNT-2: ex2.approx.ftz.f32\nCHECK-NOT: ex2.approx.f32",
+         gpu=True, gpu_rtol=2**-21, gpu_atol=2.0**-126),
     Rule("math_result_types", """
 __global__ void k(double *D, float *F, int *I, half *H) {
   int r[4] = 0 ... 4;

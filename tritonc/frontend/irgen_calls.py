@@ -31,7 +31,7 @@ UNIFORM_SCALE = 4.6566127342e-10
 NORMAL_U1_FLOOR = 1.0e-7
 TWO_PI = 6.283185307179586
 
-_MATH_OPS = {"exp": "exp", "log": "log", "sqrt": "sqrt", "sqrtf": "sqrt", "rsqrt": "rsqrt", "sin": "sin",
+_MATH_OPS = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt", "sqrtf": "sqrt", "rsqrt": "rsqrt", "sin": "sin",
              "cos": "cos", "abs": "absf", "fabs": "absf", "floor": "floor", "ceil": "ceil"}
 
 

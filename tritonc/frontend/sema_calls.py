@@ -34,7 +34,7 @@ from tritonc.frontend import ast
 from tritonc.frontend.ctype import INT, VOID, CType, common_base, convert_const, format_shape, promote
 from tritonc.frontend.sema_info import ExprInfo, FuncInfo, Symbol
 
-_MATH = ("exp", "log", "sqrt", "sqrtf", "rsqrt", "sin", "cos", "abs", "fabs", "floor", "ceil")
+_MATH = ("exp", "exp2", "log", "log2", "sqrt", "sqrtf", "rsqrt", "sin", "cos", "abs", "fabs", "floor", "ceil")
 
 #: Built-in name -> (fewest, most arguments; ``None`` = any number).
 BUILTINS: dict[str, tuple[int, int | None]] = {

@@ -105,7 +105,7 @@ class SemaResult:
 #: Built-in calls without side effects (everything else, atomics, barriers and calls of
 #: device functions, may write memory).
 PURE_BUILTINS = frozenset(
-    "get_program_id get_num_programs min max exp log sqrt sqrtf rsqrt sin cos abs fabs floor ceil "
+    "get_program_id get_num_programs min max exp exp2 log log2 sqrt sqrtf rsqrt sin cos abs fabs floor ceil "
     "fma select dot trans __sum __reshape rand randn randint".split())
 
 

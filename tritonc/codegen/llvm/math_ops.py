@@ -4,12 +4,16 @@
 
 f32 (the spec allows fast approximations for ``exp``/``log``; PTX ISA 9.7.3.19-22):
 
-* ``exp2(x)``: ``ex2.approx.f32`` (2 ulp over the whole range, the accuracy CUDA documents
-  for ``exp2f``, which is this instruction; inf, 0, NaN and subnormals handled by it).
+* ``exp2(x)``: ``ex2.approx.ftz.f32`` (2 ulp, the accuracy CUDA documents for ``exp2f``,
+  which is this instruction; inf, 0 and NaN handled by it). Results below 2^-126 are flushed
+  to zero by default (``-fexp-ftz``, docs/language.md 7.10: within the absolute underflow
+  bound 2^-126 of the error model); ``-fno-exp-ftz``: ``ex2.approx.f32``, subnormal results
+  kept, for which ptxas adds three instructions around each ``ex2``.
 * ``exp(x)``: ``ex2.approx`` of ``t = RD(x * log2(e))`` times ``e^d`` for the remainder
   ``d = x - t ln 2`` (two ``fma``, ln 2 in two parts), as ``fma(r, d, r)``: about 2.5 ulp, so
   the error does not grow with ``|x|`` as it does for a plain ``ex2.approx(x * log2e)``
-  (Triton's), in 5 instructions besides ``ex2`` (see :func:`exp_f32`).
+  (Triton's), in 5 instructions besides ``ex2`` (see :func:`exp_f32`); subnormal results as
+  for ``exp2``.
 * ``log(x)``/``log2(x)``: *not* ``lg2.approx.f32`` (its error is absolute, about 2^-22, so
   the relative error is unbounded near ``x = 1``, where the spec asks for 2^-21 relative;
   seen on an H200: ``log2(1 + 1e-6)`` off by 8%). Instead the f64 algorithm below in f32:
@@ -104,10 +108,17 @@ def _clamp(lw: KernelLowering, t, ty, lo, hi):
     return intrinsic_call(lw, "minnum", [t, ir.Constant(ty, hi)])
 
 
+def _ex2(lw: KernelLowering) -> str:
+    """The ``ex2.approx`` intrinsic: ``.ftz`` (results below 2^-126 flushed to zero) unless
+    ``-fno-exp-ftz``."""
+    return "llvm.nvvm.ex2.approx.ftz.f" if lw.options.exp_ftz else "llvm.nvvm.ex2.approx.f"
+
+
 def exp2_f32(lw: KernelLowering, x):
-    """``ex2.approx.f32``: 2 ulp over the whole range, inf, 0, NaN and subnormal results included
-    (the accuracy CUDA documents for ``exp2f``, which is this instruction)."""
-    return lw.call("llvm.nvvm.ex2.approx.f", F32, [x])
+    """``ex2.approx.f32``: 2 ulp, inf, 0 and NaN included (the accuracy CUDA documents for
+    ``exp2f``, which is this instruction); subnormal results flushed to zero unless
+    ``-fno-exp-ftz`` (:func:`_ex2`)."""
+    return lw.call(_ex2(lw), F32, [x])
 
 
 def exp_f32(lw: KernelLowering, x):
@@ -124,12 +135,14 @@ def exp_f32(lw: KernelLowering, x):
     gives ``r``: 0 or inf) and leaves every other ``d`` alone. NaN ``x`` gives NaN through ``r``.
 
     ``-fexp-uncorrected``: ``ex2.approx(x * log2 e)`` alone (OpenAI Triton's; its error grows
-    with ``|x|`` beyond the spec's 2^-21). ``-fexp-ftz``: ``ex2.approx.ftz`` (results below
-    2^-126 flushed to 0; saves ptxas's three-instruction subnormal fix-up around ``ex2``).
+    with ``|x|`` beyond the spec's 2^-21). ``-fexp-ftz`` (the default): ``ex2.approx.ftz``
+    (results below 2^-126 flushed to 0; saves ptxas's three-instruction subnormal fix-up around
+    ``ex2``, which made flash attention at D=128 0.74x OpenAI Triton's speed instead of 0.90x
+    on an H100, benchmarks/RESULTS.md session 7).
     """
     b = lw.b
     if lw.options.exp_uncorrected:
-        return lw.call("llvm.nvvm.ex2.approx.f", F32, [b.fmul(x, ir.Constant(F32, _f32(LOG2E)))])
+        return lw.call(_ex2(lw), F32, [b.fmul(x, ir.Constant(F32, _f32(LOG2E)))])
     t = lw.call("llvm.nvvm.mul.rm.f", F32, [x, ir.Constant(F32, _f32(LOG2E))])
     ln2_hi = _f32(LN2)
     ln2_lo = _f32(LN2 - ln2_hi)
@@ -138,7 +151,7 @@ def exp_f32(lw: KernelLowering, x):
     d = _fma(lw, neg_t, ir.Constant(F32, ln2_lo), d)
     d = intrinsic_call(lw, "minnum", [d, ir.Constant(F32, 2.0 ** -15)])
     # ex2 last: t is dead after it, so ptxas can scale it in place for subnormal results.
-    r = lw.call("llvm.nvvm.ex2.approx.ftz.f" if lw.options.exp_ftz else "llvm.nvvm.ex2.approx.f", F32, [t])
+    r = lw.call(_ex2(lw), F32, [t])
     return _fma(lw, r, d, r)
 
 
@@ -352,7 +365,7 @@ def _exp_folded(lw: KernelLowering, op: Operation) -> bool:
     bld = lw.b
     log2e = ir.Constant(F32, _f32(LOG2E))
     factor = bld.fmul(scale, log2e) if scale is not None else log2e
-    ex2 = "llvm.nvvm.ex2.approx.ftz.f" if lw.options.exp_ftz else "llvm.nvvm.ex2.approx.f"
+    ex2 = _ex2(lw)
 
     def one(x, y):
         return lw.call(ex2, F32, [_fma(lw, x, factor, bld.fneg(bld.fmul(y, log2e)))])
