@@ -21,7 +21,7 @@ tensor-core rows go there too: a row with ``flops`` reports TFLOP/s).
 IEEE ``div.rn.f32`` for ``/`` (``-ff32-division=rn``), to show what it costs; softmax
 4096x16384 with plain ``ld.global`` instead of ``.nc`` (``-fno-read-only-cache``), with
 Triton's uncorrected ``exp`` (``-fexp-uncorrected``, not accurate enough for the spec), with
-``ex2.approx.ftz`` in ``exp`` (``-fexp-ftz``: subnormal results flushed), with ``.cg`` /
+``ex2.approx`` without ``.ftz`` in ``exp`` (``-fno-exp-ftz``: subnormal results kept), with ``.cg`` /
 ``.L1::no_allocate`` loads (``-fload-cache-op=cg`` / ``-fload-eviction=L1::no_allocate``) and
 without the ``.minnctapersm 2`` occupancy hint (``-fno-occupancy-hint``), to find what costs
 there (``benchmarks/RESULTS.md``, 2026-11-21: the hint is what mattered).
@@ -123,14 +123,14 @@ def softmax_warps(block: int) -> int:
 
 
 def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False, fast_exp: bool = False,
-                exp_ftz: bool = False, cache_op: str = "", eviction: str = "", no_hint: bool = False,
+                no_exp_ftz: bool = False, cache_op: str = "", eviction: str = "", no_hint: bool = False,
                 one_tile: bool = False) -> Row:
     """``examples/softmax.tri`` on ``m`` rows of ``n`` floats: the default build (no -D, the
     CLI's BLOCK and warps, the declared grid), or with ``one_tile`` at ``-D BLOCK=n`` and
     :func:`softmax_warps` (the row in one tile, as the experiments study it). Triton's kernel
     always takes the row in one tile of ``n`` at :func:`softmax_warps` (its tutorial's choice)."""
     flags = (("f32-division=rn",) if div_rn else ()) + (("no-read-only-cache",) if no_nc else ()) + \
-            (("exp-uncorrected",) if fast_exp else ()) + (("exp-ftz",) if exp_ftz else ()) + \
+            (("exp-uncorrected",) if fast_exp else ()) + (("no-exp-ftz",) if no_exp_ftz else ()) + \
             ((f"load-cache-op={cache_op}",) if cache_op else ()) + \
             ((f"load-eviction={eviction}",) if eviction else ()) + (("no-occupancy-hint",) if no_hint else ())
     warps = softmax_warps(n)
@@ -150,7 +150,7 @@ def softmax_row(torch, m: int, n: int, div_rn: bool = False, no_nc: bool = False
         return [y]
 
     name = "softmax" + (" div.rn" if div_rn else "") + (" no-nc" if no_nc else "") + (" fast-exp" if fast_exp else "") + \
-        (" exp-ftz" if exp_ftz else "") + (f" {cache_op}" if cache_op else "") + \
+        (" no-exp-ftz" if no_exp_ftz else "") + (f" {cache_op}" if cache_op else "") + \
         (f" {eviction.replace('L1::', '')}" if eviction else "") + (" no-hint" if no_hint else "")
     return Row(name, f"{m}x{n} fp32", make, run, lambda a: [torch.softmax(a["x"].double(), 1)],
                2 * 4 * m * n, "softmax", {"BLOCK": str(n)} if one_tile else {}, warps if one_tile else None,
@@ -276,12 +276,12 @@ EXPERIMENT_ROWS: list[Callable] = [
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, one_tile=True),
     lambda torch: softmax_row(torch, 4096, 16384, fast_exp=True, one_tile=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, fast_exp=True, one_tile=True),
-    lambda torch: softmax_row(torch, 4096, 16384, exp_ftz=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_exp_ftz=True, one_tile=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, cache_op="cg", one_tile=True),
     lambda torch: softmax_row(torch, 4096, 16384, eviction="L1::no_allocate", one_tile=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, eviction="L1::no_allocate", one_tile=True),
     lambda torch: softmax_row(torch, 4096, 16384, no_hint=True, one_tile=True),
-    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, exp_ftz=True, one_tile=True),
+    lambda torch: softmax_row(torch, 4096, 16384, no_nc=True, no_exp_ftz=True, one_tile=True),
 ]
 EXPERIMENT_ROWS += _attention_rows(experiments=True)
 
