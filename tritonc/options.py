@@ -46,6 +46,8 @@ LOAD_CACHE_OPS = ("", "ca", "cg", "cs", "lu", "cv")
 #: PTX eviction priorities of ``ld`` (PTX ISA 9.7.9.8 ld, ``.level::eviction_priority``).
 LOAD_EVICTIONS = ("", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last",
                   "L1::no_allocate")
+#: PTX L2 prefetch sizes of ``ld`` (PTX ISA 9.7.9.8 ld, ``.level::prefetch_size``, sm_75+).
+LOAD_PREFETCHES = ("", "L2::64B", "L2::128B", "L2::256B")
 
 
 def _flag(default: Any, doc: str, choices: tuple[str, ...] = ()) -> Any:
@@ -77,6 +79,8 @@ class CodegenOptions:
     load_eviction: str = _flag("", "eviction priority of masked global loads: L1::evict_normal, "
                                    "L1::evict_unchanged, L1::evict_first, L1::evict_last or "
                                    "L1::no_allocate (PTX ld)", LOAD_EVICTIONS)
+    load_prefetch: str = _flag("", "L2 prefetch size of masked global loads: L2::64B, L2::128B or "
+                                   "L2::256B (PTX ld .level::prefetch_size)", LOAD_PREFETCHES)
     wide_addresses: bool = _flag(True, "form the addresses of global accesses in loops at the access "
                                        "(mad.wide.s32) instead of carrying 64-bit pointers")
     f32_division: str = _flag("full", "f32 '/': 'full' (div.full.f32 with a range fix-up, 2 ulp) or "

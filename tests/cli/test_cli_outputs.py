@@ -161,6 +161,10 @@ def test_help_lists_every_codegen_flag():
     (("-ff32-division=rn",), ["div.rn.f32"], ["div.full.f32", "rcp.rn.f32"]),
     (("-fno-read-only-cache",), ["ld.global.b32"], ["ld.global.nc"]),
     (("-fload-cache-op=cg", "-fload-eviction=L1::no_allocate"), ["ld.global.cg.nc.L1::no_allocate.b32"], ["ld.global.nc.b32"]),
+    (("-fload-eviction=L1::no_allocate", "-fload-prefetch=L2::256B"), ["ld.global.nc.L1::no_allocate.L2::256B.b32"],
+     ["ld.global.nc.b32"]),
+    ((), ["ex2.approx.ftz.f32"], ["ex2.approx.f32"]),  # exp flushes subnormal results by default
+    (("-fno-exp-ftz",), ["ex2.approx.f32"], ["ex2.approx.ftz.f32"]),
 ])
 def test_codegen_flags_reach_the_ptx(flags, present, absent):
     """-f flags go through the driver to the lowering (softmax: '/' and masked loads)."""

@@ -31,6 +31,7 @@ Needs torch, triton and a GPU; exit status 1 if a check failed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 import time
@@ -356,7 +357,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="row names to run (the copy row always runs)")
     parser.add_argument("--experiments", action="store_true",
                         help="also time rows with code-generation choices switched (IEEE division, no .nc, fast exp)")
+    parser.add_argument("--flags", nargs="*", default=[],
+                        help="tritonc -f flags (without the -f) added to every tritonc row, e.g. load-prefetch=L2::256B")
     args = parser.parse_args(argv)
+    parse_codegen_flags(tuple(args.flags))  # a bad flag is an error now, not in every row
     import torch
 
     if not torch.cuda.is_available():
@@ -375,7 +379,10 @@ def main(argv: list[str] | None = None) -> int:
         row = factory(torch)
         if row is None:  # not for this GPU
             continue
-        if args.only and row.name not in args.only and row.example is not None:
+        if args.flags and row.example is not None:
+            row = dataclasses.replace(row, name=f"{row.name} " + " ".join(f"-f{f}" for f in args.flags),
+                                      flags=row.flags + tuple(args.flags))
+        if args.only and row.name.split(" -f")[0] not in args.only and row.example is not None:
             continue
         mod, ok, err, why, warps = None, True, 0.0, "", row.num_warps
         if row.example is not None:

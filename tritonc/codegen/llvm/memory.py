@@ -242,10 +242,12 @@ def from_bits(b: ir.IRBuilder, v: ir.Value, ty: ir.Type) -> ir.Value:
 
 
 def _ld_global(lw: KernelLowering, nc: bool) -> str:
-    """``ld.global`` with its qualifiers: ``.nc``, and the cache operator (before it) and
-    eviction priority (after it) of ``-fload-cache-op`` / ``-fload-eviction``."""
-    cache_op, eviction = lw.options.load_cache_op, lw.options.load_eviction
-    return f"ld.global{'.' + cache_op if cache_op else ''}{'.nc' if nc else ''}{'.' + eviction if eviction else ''}"
+    """``ld.global`` with its qualifiers: ``.nc``, and the cache operator (before it), the
+    eviction priority and the L2 prefetch size (after it) of ``-fload-cache-op`` /
+    ``-fload-eviction`` / ``-fload-prefetch`` (PTX ISA 9.7.9.8 ld)."""
+    o = lw.options
+    after = "".join("." + q for q in (o.load_eviction, o.load_prefetch) if q)
+    return f"ld.global{'.' + o.load_cache_op if o.load_cache_op else ''}{'.nc' if nc else ''}{after}"
 
 
 def masked_load(lw: KernelLowering, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
