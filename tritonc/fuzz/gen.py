@@ -13,9 +13,10 @@ Undefined behaviour is excluded by construction (issue 11, item 1):
   amounts below the width, divisors are ``(b & 7) + 1``;
 * every floating expression carries an interval and a bound ``err`` on its distance from the
   exact real result (one rounding per operation of at most ``u * max|value| + underflow`` of the
-  result type, the documented error of ``exp``/``log``/``sin``/``cos``/``rsqrt``); floating
-  values that decide something discontinuous (comparisons, ``floor``, ``ceil``, float-to-int
-  conversions, bitcasts) must be exact (``err == 0``), so every executor agrees on them;
+  result type, the documented error of ``exp``/``exp2``/``log``/``log2``/``sin``/``cos``/
+  ``rsqrt``); floating values that decide something discontinuous (comparisons, ``floor``,
+  ``ceil``, float-to-int conversions, bitcasts) must be exact (``err == 0``), so every
+  executor agrees on them;
 * float-to-int conversions and narrowing float conversions stay in range;
 * a value loaded by ``*?(m)`` (masked-off lanes undefined) is *tainted* by ``m``: it reaches
   only element-wise operations and a store masked by the same ``m``.
@@ -311,7 +312,8 @@ class ExprGen:
         if not (a.ty.is_float or a.ty.is_int) or a.mag > 1e6:
             return None
         t = C.math_result(a.ty)
-        fn = self.draw(st.sampled_from(["exp", "log", "sqrt", "rsqrt", "sin", "cos", "floor", "ceil"]))
+        fn = self.draw(st.sampled_from(["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "floor",
+                                        "ceil"]))
         rel = APPROX if t == C.F32 else 2.0 ** -50
         x_err = a.err + (0.0 if a.ty.is_float or a.mag <= t.exact_int_limit else _round_err(t, a.mag))
         if fn == "exp":
@@ -320,13 +322,24 @@ class ExprGen:
             hi = math.exp(a.hi)
             e = hi * math.expm1(x_err) + rel * hi + t.underflow
             return Ex(f"exp({a.text})", t, a.shape, math.exp(a.lo) if a.lo > -700 else 0.0, hi, e, a.taint)
-        if fn in ("log", "sqrt", "rsqrt"):
+        if fn == "exp2":  # 2^x: the slope is ln 2 * 2^x
+            if a.hi > 14 or x_err > 70:
+                return None
+            hi = 2.0 ** a.hi
+            e = hi * math.expm1(x_err * math.log(2)) + rel * hi + t.underflow
+            return Ex(f"exp2({a.text})", t, a.shape, 2.0 ** a.lo if a.lo > -1000 else 0.0, hi, e, a.taint)
+        if fn in ("log", "log2", "sqrt", "rsqrt"):
             x_err += _round_err(C.common(t, C.F32), a.mag + 1)  # the rounding of |a| + 1
         if fn == "log":  # log(|a| + 1) >= 0, derivative at most 1
             lo = 0.0 if a.lo <= 0 <= a.hi else math.log1p(min(abs(a.lo), abs(a.hi)))
             hi = math.log1p(a.mag)
             arg = f"(fabs({a.text}) + 1.0f)" if t == C.F32 else f"(fabs({a.text}) + 1.0)"
             return Ex(f"log({arg})", t, a.shape, lo, hi, x_err + rel * max(hi, 1.0), a.taint)
+        if fn == "log2":  # log2(|a| + 1) >= 0, derivative at most 1 / ln 2
+            lo = 0.0 if a.lo <= 0 <= a.hi else math.log2(1 + min(abs(a.lo), abs(a.hi)))
+            hi = math.log2(1 + a.mag)
+            arg = f"(fabs({a.text}) + 1.0f)" if t == C.F32 else f"(fabs({a.text}) + 1.0)"
+            return Ex(f"log2({arg})", t, a.shape, lo, hi, x_err / math.log(2) + rel * max(hi, 1.0), a.taint)
         if fn in ("sqrt", "rsqrt"):  # of |a| + 1, derivative at most 1/2
             arg = f"(fabs({a.text}) + 1.0f)" if t == C.F32 else f"(fabs({a.text}) + 1.0)"
             hi = math.sqrt(a.mag + 1)
