@@ -197,6 +197,8 @@ class VariantBuild:
         if require_all and len(live) < len(self.results):
             r = next(r for r in self.results if r.pruned)
             raise CompileError(f"the tuning table's variant {r.spec.describe()} cannot be built: {r.pruned}")
+        if self.tuning and len(live) < len(self.results):
+            self.tuning = _without_pruned(self.tuning, self.results)
         if not live:
             reasons = "; ".join(f"v{r.spec.index} ({r.spec.describe()}): {r.pruned}" for r in self.results)
             raise CompileError(f"every variant was pruned: {reasons}")
@@ -308,6 +310,26 @@ def specs_from_configs(configs: list[dict]) -> list[VariantSpec]:
                         c["num_warps"], c["num_stages"]) for i, c in enumerate(configs)]
 
 
+def _without_pruned(tuning: dict, results: list[VariantResult]) -> dict:
+    """``tuning`` (kernel name -> :class:`~tritonc.tuning.dispatch.TunedDispatch` over the
+    variants in build order) with the pruned variants' entries dropped and the survivors
+    renumbered in survivor order: the buckets of a pruned variant take the nearest remaining
+    entry's variant, as any key between the table's buckets does. A dispatch left without
+    entries is dropped (the default variant serves every size)."""
+    from .tuning.dispatch import TunedDispatch
+
+    index = {}
+    for r in results:
+        if not r.pruned:
+            index[r.spec.index] = len(index)
+    out = {}
+    for name, d in tuning.items():
+        entries = tuple((c, index[v]) for c, v in d.entries if v in index)
+        if entries:
+            out[name] = TunedDispatch(d.key, d.rules, entries)
+    return out
+
+
 def _check_tuning_key(d, kernels) -> None:
     """A tuning table's key must name integer scalar parameters of its kernel."""
     k = next(k for k in kernels if k.name == d.variants[0])
@@ -379,8 +401,9 @@ def retune_build(comp) -> VariantBuild | None:
     """The :class:`VariantBuild` of ``comp``'s :attr:`~tritonc.driver.Compilation.retune_plan`
     (the cost model's choice per bucket of the ``__retune`` arguments, each compiled as a
     variant, the launchers dispatching as for a ``--tuning`` table), or ``None`` without a
-    plan. A variant that cannot be built (it spills, say) drops the plan with a ``-Wspill``
-    warning: the one default variant then serves every size.
+    plan. A variant that cannot be built (it spills, say) is left out with a ``-Wspill``
+    warning: its buckets take the nearest other bucket's variant; when only the default
+    variant is left, it serves every size.
 
     Raises:
         CompileError: from the frontend (errors in the program).
@@ -393,9 +416,18 @@ def retune_build(comp) -> VariantBuild | None:
     if comp.options.kernel_warps:
         comp.kernel_num_warps  # a --kernel-warps name the file lacks is the user's error, not a pruned variant
     try:
-        return VariantBuild(comp.text, comp.path, comp.options, None, None, comp.jobs, configs=plan.configs,
-                            tuning=plan.dispatch).build(require_all=True)
+        build = VariantBuild(comp.text, comp.path, comp.options, None, None, comp.jobs, configs=plan.configs,
+                             tuning=plan.dispatch).build()
     except CompileError as e:
         comp.diag.warn("spill", f"no launch-time choice over the __retune arguments: {e.diagnostic.message}",
                        SourceLoc(comp.path, 1, 1))
         return None
+    for r in build.results:
+        if r.pruned:
+            comp.diag.warn("spill", f"the launch-time choice over the __retune arguments leaves out the variant "
+                                    f"{r.spec.describe()}: {r.pruned}; its sizes take the nearest other "
+                                    "variant", SourceLoc(comp.path, 1, 1))
+    if len(build.survivors) < 2 or build.survivors[0].spec.index != 0:
+        # only one variant left, or the default (the plan's first) itself pruned: no plan
+        return None
+    return build

@@ -83,10 +83,17 @@ def test_rmsnorm_backward_dw_and_softmax_backward():
     X = rng.standard_normal((M, N)).astype(np.float16)
     DY = rng.standard_normal((M, N)).astype(np.float16)
     rstd = (1 / np.sqrt((X.astype(np.float64) ** 2).mean(1) + 1e-6)).astype(np.float32)
-    dw = np.zeros(N, np.float32)
-    run_kernel(compiled("rmsnorm", BLOCK=32, BM=4, BN=16, SPLIT=2), "rmsnorm_bwd_dw", (2, 2), [dw, DY, X, rstd, N, M, N])
+    W = rng.standard_normal(N).astype(np.float16)
     want = (DY.astype(np.float64) * X * rstd[:, None]).sum(0)
-    np.testing.assert_allclose(dw, want, rtol=1e-4, atol=1e-4)
+    x, g = X.astype(np.float64), W.astype(np.float64) * DY
+    r = rstd.astype(np.float64)[:, None]
+    want_dx = r * g - x * r ** 3 * (g * x).mean(1, keepdims=True)
+    # one pass (N <= BLOCK: 3 program instances take the 9 rows in turn) and the tiled path
+    for block, grid in ((32, 3), (16, 4)):
+        dw, dx = np.zeros(N, np.float32), np.zeros((M, N), np.float16)
+        run_kernel(compiled("rmsnorm", BLOCK=block, G=grid), "rmsnorm_bwd", (grid,), [dx, dw, DY, X, W, rstd, N, N, M])
+        np.testing.assert_allclose(dw, want, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(dx, want_dx, rtol=1e-2, atol=1e-2)
     Y = rng.random((3, 45)).astype(np.float32)
     D = rng.standard_normal((3, 45)).astype(np.float32)
     DX = np.zeros_like(Y)

@@ -1,13 +1,15 @@
-"""examples/rmsnorm.tri: RMSNorm forward (y, rstd), backward dx per row, and dweight as a
-grid-spanning column sum (fp32 atomics into an output the caller zeroes), in the interpreter
-against float64 numpy at ragged sizes, small tiles fixed by -D and the file's own (no -D)."""
+"""examples/rmsnorm.tri: RMSNorm forward (y, rstd), and the backward's dx and dweight in one
+pass (dweight's partial sums as fp32 atomics into an output the caller zeroes), in the
+interpreter against float64 numpy at ragged sizes, small tiles fixed by -D (rows in one tile,
+and rows longer than the tile) and the file's own (no -D)."""
 import numpy as np
 import pytest
 
-from example_helpers import assert_close, cdiv, poisoned, ragged_sizes, run
+from example_helpers import assert_close, poisoned, ragged_sizes, run
 
 EPS = 1e-6
-SMALL = {"BLOCK": "32", "BM": "4", "BN": "16", "SPLIT": "4"}
+SMALL = {"BLOCK": "32", "G": "4"}
+TILED = {"BLOCK": "16", "G": "3"}  # rows of more than 16 take the tiled path
 rng = np.random.default_rng(170)
 
 
@@ -20,9 +22,9 @@ def reference(X, W, DY):
     return y, rstd, dx, (dy * x * rstd[:, None]).sum(0)
 
 
-@pytest.mark.parametrize("defines, bn, split", [(SMALL, 16, 4), (None, 256, 16)], ids=["small-tiles", "no-D"])
+@pytest.mark.parametrize("defines, grid", [(SMALL, 4), (TILED, 3), (None, 512)], ids=["small-tiles", "tiled", "no-D"])
 @pytest.mark.parametrize("shape", [(1, 1), *ragged_sizes(171, 3, [(1, 40), (33, 800)], [4, 32])], ids=str)
-def test_rmsnorm_forward_backward(shape, defines, bn, split):
+def test_rmsnorm_forward_backward(shape, defines, grid):
     M, N = shape
     X = rng.standard_normal((M, N)).astype(np.float16)
     W = rng.standard_normal(N).astype(np.float16)
@@ -34,11 +36,10 @@ def test_rmsnorm_forward_backward(shape, defines, bn, split):
     assert_close(Y, want_y, rtol=1e-2, atol=1e-2, what="y")
     assert_close(rstd, want_rstd, rtol=1e-5, atol=0, what="rstd")
     DX = poisoned((M, N), np.float16)
-    run("rmsnorm", "rmsnorm_bwd_dx", (M,), DX, DY, X, W, rstd, np.int32(N), np.int32(N), np.int32(M), defines=defines)
-    assert_close(DX, want_dx, rtol=1e-2, atol=1e-2, what="dx")
     DW = np.zeros(N + 2, np.float32)  # zeroed by the caller
-    run("rmsnorm", "rmsnorm_bwd_dw", (cdiv(N, bn), split), DW, DY, X, rstd, np.int32(N), np.int32(M), np.int32(N),
+    run("rmsnorm", "rmsnorm_bwd", (min(M, grid),), DX, DW, DY, X, W, rstd, np.int32(N), np.int32(N), np.int32(M),
         defines=defines)
+    assert_close(DX, want_dx, rtol=1e-2, atol=1e-2, what="dx")
     assert_close(DW[:N], want_dw, rtol=1e-4, atol=1e-3, what="dweight")
     assert (DW[N:] == 0).all(), "wrote past N"
 
@@ -50,7 +51,8 @@ def test_rmsnorm_dx_matches_finite_differences():
     DY = rng.standard_normal((M, N)).astype(np.float16)
     rstd = (1 / np.sqrt((X.astype(np.float64) ** 2).mean(1) + EPS)).astype(np.float32)
     DX = poisoned((M, N), np.float16)
-    run("rmsnorm", "rmsnorm_bwd_dx", (M,), DX, DY, X, W, rstd, np.int32(N), np.int32(N), np.int32(M), defines=SMALL)
+    DW = np.zeros(N, np.float32)
+    run("rmsnorm", "rmsnorm_bwd", (M,), DX, DW, DY, X, W, rstd, np.int32(N), np.int32(N), np.int32(M), defines=SMALL)
 
     def loss(x):
         return (x / np.sqrt((x * x).mean(1, keepdims=True) + EPS) * W * DY.astype(np.float64)).sum()

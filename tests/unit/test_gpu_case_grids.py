@@ -79,7 +79,7 @@ MEMORY_BOUND = [
     ("layernorm", "layernorm", dict(M=77, N=3000), lambda t: (77,)),
     ("layernorm_bwd", "layernorm_bwd_dx", dict(M=77, N=3000), lambda t: (77,)),
     ("layernorm_bwd", "layernorm_bwd_dwdb", dict(M=77, N=3000), lambda t: (cdiv(3000, t["BN"]), t["SPLIT"])),
-    ("rmsnorm_bwd", "rmsnorm_bwd_dw", dict(M=77, N=3000), lambda t: (cdiv(3000, t["BN"]), t["SPLIT"])),
+    ("rmsnorm_bwd", "rmsnorm_bwd", dict(M=77, N=3000), lambda t: (min(77, t["G"]),)),
     ("softmax_bwd", "softmax_bwd", dict(M=333, N=1000), lambda t: (333,)),
     ("softmax", "softmax", dict(M=333, N=1000), lambda t: (333,)),
     ("cross_entropy_forward", "forward", dict(rows=5, n_cols=131_075), lambda t: (5,)),

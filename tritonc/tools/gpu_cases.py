@@ -745,9 +745,15 @@ def _layernorm_bwd_case() -> Case:
                 inputs, run, reference, lambda s: (3 * 2 * s[0] * s[1], 0), tol=1e-2)
 
 
+#: The tiles of the Triton reference's dweight column sum (``triton_ref.rmsnorm_bwd``): the
+#: column-sum kernel examples/rmsnorm.tri had before its backward became one pass (session 7).
+RMSNORM_DW_TRITON = {"BM": 8, "BN": 256, "SPLIT": 16}
+
+
 def _rmsnorm_case(kernel: str) -> Case:
-    """examples/rmsnorm.tri: forward (y, rstd), or backward (dx per row, dweight as grid-spanning
-    fp32 atomics zeroed by the caller); torch: rms_norm / the backward formula in eager ops."""
+    """examples/rmsnorm.tri: forward (y, rstd), or backward (dx and dweight in one pass, dweight
+    as fp32 atomics into an output the caller zeroes); torch: rms_norm / the backward formula in
+    eager ops."""
     eps = 1e-6
     fwd = kernel == "fwd"
 
@@ -772,9 +778,8 @@ def _rmsnorm_case(kernel: str) -> Case:
             if fwd:
                 mod.rmsnorm_fwd(a["y"], x, w, a["rstd_out"], x.stride(0), n, eps, m)
                 return [a["y"], a["rstd_out"]]
-            mod.rmsnorm_bwd_dx(a["dx"], a["dy"], x, w, a["rstd"], x.stride(0), n, m)
-            a["dw"].zero_()
-            mod.rmsnorm_bwd_dw(a["dw"], a["dy"], x, a["rstd"], x.stride(0), m, n)
+            a["dw"].zero_()  # the example's contract: the caller zeroes DW
+            mod.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], x.stride(0), n, m)
             return [a["dx"], a["dw"]]
         if which == "torch":
             if fwd:
@@ -784,11 +789,14 @@ def _rmsnorm_case(kernel: str) -> Case:
             dx = (r * g - xf * r ** 3 * (g * xf).mean(1, keepdim=True)).half()
             return [dx, (a["dy"].float() * xf * r).sum(0)]
         import triton_ref
-        meta = getattr(mod, f"rmsnorm_{'fwd' if fwd else 'bwd_dx'}").meta
+        meta = getattr(mod, f"rmsnorm_{'fwd' if fwd else 'bwd'}").meta
         if fwd:
             triton_ref.rmsnorm_fwd(a["y"], x, w, a["rstd_out"], eps, meta["BLOCK"], meta["num_warps"])
             return [a["y"], a["rstd_out"]]
-        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], meta, mod.rmsnorm_bwd_dw.meta)
+        # Triton's two kernels (dx per row, then dweight as a column sum): the row tile and warps
+        # of tritonc's, the column sum's tiles as examples/reduce.tri's col_sum default
+        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], dict(meta, **RMSNORM_DW_TRITON),
+                               dict(RMSNORM_DW_TRITON, num_warps=8))
         return [a["dx"], a["dw"]]
 
     def reference(torch, a):
