@@ -488,17 +488,17 @@ def test_kernel_option_names_a_missing_kernel(tmp_path):
 
 
 def test_kernel_warps_names_a_missing_kernel(tmp_path):
-    run = tritonc(EXAMPLES_DIR / "layernorm_bwd.tri", "--kernel-warps", "nosuch=4", "-o", tmp_path / "l.cubin")
+    run = tritonc(EXAMPLES_DIR / "rmsnorm.tri", "--kernel-warps", "nosuch=4", "-o", tmp_path / "l.cubin")
     assert_clean(run)
     assert run.status == 1
     assert run.err_lines == ["tritonc: error: --kernel-warps names no kernel of this file: nosuch "
-                             "(kernels: layernorm_bwd_dwdb, layernorm_bwd_dx)"]
+                             "(kernels: rmsnorm_bwd, rmsnorm_fwd)"]
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("value", ["foo", "layernorm_bwd_dx=3", "layernorm_bwd_dx=64"])
+@pytest.mark.parametrize("value", ["foo", "rmsnorm_fwd=3", "rmsnorm_fwd=64"])
 def test_kernel_warps_malformed_is_bad_usage(tmp_path, value):
-    run = tritonc(EXAMPLES_DIR / "layernorm_bwd.tri", "--kernel-warps", value, "-o", tmp_path / "l.cubin")
+    run = tritonc(EXAMPLES_DIR / "rmsnorm.tri", "--kernel-warps", value, "-o", tmp_path / "l.cubin")
     assert_clean(run)
     assert run.status == 2
     assert f"Invalid value for --kernel-warps: '{value}' is not NAME=N with N a power of two from 1 to 32" in run.output

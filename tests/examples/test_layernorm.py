@@ -1,14 +1,17 @@
 """examples/layernorm.tri (forward: one-pass Welford statistics) and examples/layernorm_bwd.tri
-(dx per row; dgamma / dbeta as a grid-spanning column sum with fp32 atomics into outputs the
+(dx, dgamma and dbeta in one pass; dgamma / dbeta partial sums as fp32 atomics into outputs the
 caller zeroes), in the interpreter against float64 numpy at ragged sizes, with small tiles fixed
-by -D (many tiles per row) and with the files' own tunables (no -D)."""
+by -D (many tiles per row; the backward both with rows in one tile and longer) and with the
+files' own tunables (no -D)."""
 import numpy as np
 import pytest
 
-from example_helpers import assert_close, cdiv, poisoned, ragged_sizes, run
+from example_helpers import assert_close, poisoned, ragged_sizes, run
 
 EPS = 1e-5
-SMALL = {"BLOCK": "32", "BM": "4", "BN": "16", "SPLIT": "4"}
+SMALL = {"BLOCK": "32"}
+BWD_SMALL = {"BLOCK": "512", "G": "4"}  # rows of up to 512 in one tile
+BWD_TILED = {"BLOCK": "32", "G": "3"}   # rows of more than 32 take the tiled path
 rng = np.random.default_rng(161)
 
 
@@ -60,20 +63,19 @@ def test_layernorm_forward_welford_large_mean():
     assert_close(got[0], want[0], rtol=2e-2, atol=2e-2, what="y")
 
 
-@pytest.mark.parametrize("defines, bn, split", [(SMALL, 16, 4), (None, 256, 16)], ids=["small-tiles", "no-D"])
+@pytest.mark.parametrize("defines, grid", [(BWD_SMALL, 4), (BWD_TILED, 3), (None, 512)],
+                         ids=["small-tiles", "tiled", "no-D"])
 @pytest.mark.parametrize("shape", ragged_sizes(163, 3, [(1, 70), (1, 300)], [4, 16]), ids=str)
-def test_layernorm_backward(shape, defines, bn, split):
+def test_layernorm_backward(shape, defines, grid):
     M, N = shape
     X, W, _ = data(M, N)
     DY = rng.standard_normal((M, N)).astype(np.float16)
     _, mean, rstd = ref_forward(X, W, W)
     mean32, rstd32 = mean.astype(np.float32), rstd.astype(np.float32)
     DX = poisoned((M, N), np.float16)
-    run("layernorm_bwd", "layernorm_bwd_dx", (M,), DX, DY, X, W, mean32, rstd32, np.int32(N), np.int32(N),
-        np.int32(M), defines=defines)
     DW, DB = np.zeros(N + 2, np.float32), np.zeros(N + 2, np.float32)  # zeroed by the caller
-    run("layernorm_bwd", "layernorm_bwd_dwdb", (cdiv(N, bn), split), DW, DB, DY, X, mean32, rstd32, np.int32(N),
-        np.int32(M), np.int32(N), defines=defines)
+    run("layernorm_bwd", "layernorm_bwd", (min(M, grid),), DX, DW, DB, DY, X, W, mean32, rstd32, np.int32(N),
+        np.int32(N), np.int32(M), defines=defines)
     want_dx, want_dw, want_db = ref_backward(X, W, DY, mean32.astype(np.float64), rstd32.astype(np.float64))
     assert_close(DX, want_dx, rtol=1e-2, atol=1e-2, what="dx")
     assert_close(DW[:N], want_dw, rtol=1e-4, atol=1e-3, what="dgamma")
@@ -89,8 +91,9 @@ def test_layernorm_backward_matches_finite_differences():
     DY = rng.standard_normal((M, N)).astype(np.float16)
     _, mean, rstd = ref_forward(X, W, W)
     DX = poisoned((M, N), np.float16)
-    run("layernorm_bwd", "layernorm_bwd_dx", (M,), DX, DY, X, W, mean.astype(np.float32), rstd.astype(np.float32),
-        np.int32(N), np.int32(N), np.int32(M), defines=SMALL)
+    DW, DB = np.zeros(N, np.float32), np.zeros(N, np.float32)
+    run("layernorm_bwd", "layernorm_bwd", (M,), DX, DW, DB, DY, X, W, mean.astype(np.float32),
+        rstd.astype(np.float32), np.int32(N), np.int32(N), np.int32(M), defines=BWD_SMALL)
     x0, h = X.astype(np.float64), 1e-6
 
     def loss(x):

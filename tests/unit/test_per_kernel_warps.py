@@ -100,18 +100,18 @@ def test_kernels_run_right_at_their_own_warps():
     np.testing.assert_allclose(z, want, rtol=1e-6)
 
 
-def test_layernorm_bwd_kernels_with_their_own_warps():
-    """examples/layernorm_bwd.tri: the file's count (8, from the 8x256 column-sum tile) for both
-    kernels, unless --kernel-warps names one; -v then lists each kernel's."""
-    comp = Compilation(by_name("layernorm_bwd").path, CompileOptions(arch="sm_90a"))
+def test_rmsnorm_kernels_with_their_own_warps():
+    """examples/rmsnorm.tri (two kernels, one set of tunables): the file's count (8, from the
+    4096-element tile) for both kernels, unless --kernel-warps names one; -v then lists each
+    kernel's."""
+    comp = Compilation(by_name("rmsnorm").path, CompileOptions(arch="sm_90a"))
     warps = {k: v for k, v in comp.kernel_num_warps.items() if "__" not in k}
-    assert warps == {"layernorm_bwd_dx": 8, "layernorm_bwd_dwdb": 8}
-    comp = Compilation(by_name("layernorm_bwd").path,
-                       CompileOptions(arch="sm_90a", specialize=True, kernel_warps={"layernorm_bwd_dx": 4}))
-    assert comp.kernel_num_warps == {"layernorm_bwd_dx": 4, "layernorm_bwd_dx__spec16": 4,
-                                     "layernorm_bwd_dwdb": 8, "layernorm_bwd_dwdb__spec_s1_d16": 8,
-                                     "layernorm_bwd_dwdb__spec_s1": 8, "layernorm_bwd_dwdb__spec16": 8}
-    assert "warps per kernel: layernorm_bwd_dx 4, layernorm_bwd_dwdb 8" in comp.choice.explain()
+    assert warps == {"rmsnorm_fwd": 8, "rmsnorm_bwd": 8}
+    comp = Compilation(by_name("rmsnorm").path,
+                       CompileOptions(arch="sm_90a", specialize=True, kernel_warps={"rmsnorm_fwd": 4}))
+    assert comp.kernel_num_warps == {"rmsnorm_fwd": 4, "rmsnorm_fwd__spec16": 4,
+                                     "rmsnorm_bwd": 8, "rmsnorm_bwd__spec16": 8}
+    assert "warps per kernel: rmsnorm_fwd 4, rmsnorm_bwd 8" in comp.choice.explain()
 
 
 def test_cli_option(tmp_path):
@@ -119,14 +119,14 @@ def test_cli_option(tmp_path):
 
     from tritonc.cli import tritonc
 
-    out = tmp_path / "lb.py"
-    res = CliRunner().invoke(tritonc, [str(by_name("layernorm_bwd").path), "--kernel-warps", "layernorm_bwd_dx=4",
+    out = tmp_path / "rms.py"
+    res = CliRunner().invoke(tritonc, [str(by_name("rmsnorm").path), "--kernel-warps", "rmsnorm_fwd=4",
                                        "--emit=py", "-o", str(out), "-v"])
     assert res.exit_code == 0, res.output
-    assert "num_warps=8 (layernorm_bwd_dx 4, layernorm_bwd_dwdb 8)" in res.output
-    # the default build dispatches on N (a variant per row-length bucket): each variant's dx at 4
-    assert re.search(r'"name":"layernorm_bwd_dx__v0","arch":"sm_90a","num_warps":4', out.read_text())
-    bad = CliRunner().invoke(tritonc, [str(by_name("layernorm_bwd").path), "--kernel-warps", "layernorm_bwd_dx=3"])
+    assert "num_warps=8 (rmsnorm_fwd 4, rmsnorm_bwd 8)" in res.output
+    # the default build dispatches on N (a variant per row-length bucket): each variant's fwd at 4
+    assert re.search(r'"name":"rmsnorm_fwd__v0","arch":"sm_90a","num_warps":4', out.read_text())
+    bad = CliRunner().invoke(tritonc, [str(by_name("rmsnorm").path), "--kernel-warps", "rmsnorm_fwd=3"])
     assert bad.exit_code != 0 and "power of two" in bad.output
 
 

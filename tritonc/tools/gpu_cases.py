@@ -689,6 +689,12 @@ def _dropout_case() -> Case:
                 reference, lambda s: (2 * 4 * s[0], 0), tol=1e-6)
 
 
+#: The tiles of the Triton references' dweight (and dbias) column sums (``triton_ref.rmsnorm_bwd``,
+#: ``triton_ref.layernorm_bwd``): those of the column-sum kernels examples/rmsnorm.tri and
+#: examples/layernorm_bwd.tri had before their backward became one pass (session 7).
+NORM_DW_TRITON = {"BM": 8, "BN": 256, "SPLIT": 16}
+
+
 def _row_norm_inputs(torch, size, grads: bool):
     m, n = size
     x = torch.randn(m, n, device="cuda", dtype=torch.float16)
@@ -700,8 +706,9 @@ def _row_norm_inputs(torch, size, grads: bool):
 
 
 def _layernorm_bwd_case() -> Case:
-    """examples/layernorm_bwd.tri: dx per row, dgamma / dbeta as grid-spanning fp32 atomics
-    (zeroed by the caller: inside the timed launch); torch: aten's native_layer_norm_backward."""
+    """examples/layernorm_bwd.tri: dx, dgamma and dbeta in one pass, dgamma / dbeta as fp32
+    atomics into outputs the caller zeroes (inside the timed launch); torch: aten's
+    native_layer_norm_backward; Triton: dx per row, then a column-sum kernel."""
     eps = 1e-5
 
     def inputs(torch, size):
@@ -720,17 +727,17 @@ def _layernorm_bwd_case() -> Case:
         x, dy = a["x"], a["dy"]
         m, n = x.shape
         if which == "tritonc":
-            mod.layernorm_bwd_dx(a["dx"], dy, x, a["w"], a["mean"], a["rstd"], x.stride(0), n, m)
-            a["dw"].zero_()
+            a["dw"].zero_()  # the example's contract: the caller zeroes DW and DB
             a["db"].zero_()
-            mod.layernorm_bwd_dwdb(a["dw"], a["db"], dy, x, a["mean"], a["rstd"], x.stride(0), m, n)
+            mod.layernorm_bwd(a["dx"], a["dw"], a["db"], dy, x, a["w"], a["mean"], a["rstd"], x.stride(0), n, m)
         elif which == "torch":
             return list(torch.ops.aten.native_layer_norm_backward(
                 dy, x, [n], a["mean"].view(m, 1), a["rstd"].view(m, 1), a["w"], a["b"], [True, True, True]))
         else:
             import triton_ref
             triton_ref.layernorm_bwd(a["dx"], a["dw"], a["db"], dy, x, a["w"], a["mean"], a["rstd"],
-                                     mod.layernorm_bwd_dx.meta, mod.layernorm_bwd_dwdb.meta)
+                                     dict(mod.layernorm_bwd.meta, **NORM_DW_TRITON),
+                                     dict(NORM_DW_TRITON, num_warps=8))
         return [a["dx"], a["dw"], a["db"]]
 
     def reference(torch, a):
@@ -745,9 +752,6 @@ def _layernorm_bwd_case() -> Case:
                 inputs, run, reference, lambda s: (3 * 2 * s[0] * s[1], 0), tol=1e-2)
 
 
-#: The tiles of the Triton reference's dweight column sum (``triton_ref.rmsnorm_bwd``): the
-#: column-sum kernel examples/rmsnorm.tri had before its backward became one pass (session 7).
-RMSNORM_DW_TRITON = {"BM": 8, "BN": 256, "SPLIT": 16}
 
 
 def _rmsnorm_case(kernel: str) -> Case:
@@ -795,8 +799,8 @@ def _rmsnorm_case(kernel: str) -> Case:
             return [a["y"], a["rstd_out"]]
         # Triton's two kernels (dx per row, then dweight as a column sum): the row tile and warps
         # of tritonc's, the column sum's tiles as examples/reduce.tri's col_sum default
-        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], dict(meta, **RMSNORM_DW_TRITON),
-                               dict(RMSNORM_DW_TRITON, num_warps=8))
+        triton_ref.rmsnorm_bwd(a["dx"], a["dw"], a["dy"], x, w, a["rstd"], dict(meta, **NORM_DW_TRITON),
+                               dict(NORM_DW_TRITON, num_warps=8))
         return [a["dx"], a["dw"]]
 
     def reference(torch, a):
