@@ -543,7 +543,9 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 if time_passes:
                     click.echo(comp.timer.report(), err=True, nl=False)
                 if verbose:
-                    printed.append(_explain_choice(comp))
+                    from .variants import explain_pruned
+
+                    printed.append(_explain_choice(comp) + explain_pruned(tuned))
                 # the cubin written is the variants' when there are: report what it holds
                 report = (tuned or comp).resource_usage_report() if resource_usage else []
                 printed += [sources.render(w) for w in comp.diag.warnings] + report

@@ -310,6 +310,14 @@ def specs_from_configs(configs: list[dict]) -> list[VariantSpec]:
                         c["num_warps"], c["num_stages"]) for i, c in enumerate(configs)]
 
 
+def explain_pruned(build: "VariantBuild | None") -> str:
+    """``-v``: the variants of a ``__retune`` plan (:func:`retune_build`) left out, and why."""
+    if build is None:
+        return ""
+    return "".join(f"\ntritonc:   left out of the launch-time choice: {r.spec.describe()}: {r.pruned}; "
+                   "its buckets take the nearest other variant" for r in build.results if r.pruned)
+
+
 def _without_pruned(tuning: dict, results: list[VariantResult]) -> dict:
     """``tuning`` (kernel name -> :class:`~tritonc.tuning.dispatch.TunedDispatch` over the
     variants in build order) with the pruned variants' entries dropped and the survivors
@@ -401,9 +409,10 @@ def retune_build(comp) -> VariantBuild | None:
     """The :class:`VariantBuild` of ``comp``'s :attr:`~tritonc.driver.Compilation.retune_plan`
     (the cost model's choice per bucket of the ``__retune`` arguments, each compiled as a
     variant, the launchers dispatching as for a ``--tuning`` table), or ``None`` without a
-    plan. A variant that cannot be built (it spills, say) is left out with a ``-Wspill``
-    warning: its buckets take the nearest other bucket's variant; when only the default
-    variant is left, it serves every size.
+    plan. A variant that cannot be built (it spills, say) is pruned as any variant is (``-v``
+    says which and why, :func:`explain_pruned`): its buckets take the nearest other bucket's
+    variant. When the default variant itself, or all but it, cannot be built, the plan is
+    dropped with a ``-Wspill`` warning and the one default variant serves every size.
 
     Raises:
         CompileError: from the frontend (errors in the program).
@@ -422,12 +431,10 @@ def retune_build(comp) -> VariantBuild | None:
         comp.diag.warn("spill", f"no launch-time choice over the __retune arguments: {e.diagnostic.message}",
                        SourceLoc(comp.path, 1, 1))
         return None
-    for r in build.results:
-        if r.pruned:
-            comp.diag.warn("spill", f"the launch-time choice over the __retune arguments leaves out the variant "
-                                    f"{r.spec.describe()}: {r.pruned}; its sizes take the nearest other "
-                                    "variant", SourceLoc(comp.path, 1, 1))
     if len(build.survivors) < 2 or build.survivors[0].spec.index != 0:
         # only one variant left, or the default (the plan's first) itself pruned: no plan
+        reasons = "; ".join(f"{r.spec.describe()}: {r.pruned}" for r in build.results if r.pruned)
+        comp.diag.warn("spill", f"no launch-time choice over the __retune arguments: {reasons}",
+                       SourceLoc(comp.path, 1, 1))
         return None
     return build

@@ -127,18 +127,27 @@ def test_a_plan_whose_variant_cannot_be_built_falls_back_with_a_warning(monkeypa
 
 def test_a_spilling_variant_is_left_out_and_its_buckets_take_the_nearest_other():
     """examples/rmsnorm.tri's one-pass backward at BLOCK=16384 (16 warps) spills: the plan keeps
-    its other variants, -Wspill names the one left out, and rows of 2^13..2^14 take the BLOCK=8192
-    variant (its tiled path), the nearest bucket."""
+    its other variants with no warning (-v names the one left out, below), and rows of
+    2^13..2^14 take the BLOCK=8192 variant (its tiled path), the nearest bucket."""
     comp = Compilation(EXAMPLES_DIR / "rmsnorm.tri", CompileOptions(specialize=True, kernel="rmsnorm_bwd"), jobs=2)
     plan = comp.retune_plan
     assert plan is not None and any(c["BLOCK"] == 16384 for c in plan.configs)
     build = retune_build(comp)
     assert build is not None
-    (warning,) = comp.diag.warnings
-    assert "leaves out the variant BLOCK=16384" in warning.message and "spills" in warning.message
+    assert comp.diag.warnings == []
+    (pruned,) = [r for r in build.results if r.pruned]
+    assert pruned.tunables["BLOCK"] == 16384 and "spills" in pruned.pruned
     blocks = [r.tunables["BLOCK"] for r in build.survivors]
     assert 16384 not in blocks and len(blocks) == len(plan.configs) - 1
     (d,) = [d for d in build.dispatchers if d.name == "rmsnorm_bwd"]
     assert all(0 <= v < len(blocks) for _, v in d.tuning.entries)
     for n, want in ((4096, 4096), (12000, 8192), (16384, 8192), (700, 1024)):
         assert blocks[d.tuning.choose((n,), build.default)] == want, n
+
+
+def test_verbose_names_the_variant_left_out(tmp_path):
+    run = tritonc(EXAMPLES_DIR / "rmsnorm.tri", "--kernel", "rmsnorm_bwd", "-o", tmp_path / "r.cubin", "-v")
+    assert run.status == 0, run.stderr
+    assert "warning" not in run.stderr
+    assert re.search(r"left out of the launch-time choice: BLOCK=16384 G=\d+: 'rmsnorm_bwd__v\d+' spills registers",
+                     run.stderr), run.stderr
