@@ -8,11 +8,19 @@ from tritonc.tools.examples import by_name
 SOFTMAX = by_name("softmax").path
 
 
-@pytest.mark.parametrize("block, warps", [(256, 4), (1024, 4), (2048, 8), (4096, 8), (8192, 16), (16384, 16)])
+@pytest.mark.parametrize("block, warps", [(256, 4), (1024, 4), (2048, 4), (4096, 8), (8192, 16), (16384, 16)])
 def test_softmax_rule(block, warps):
+    """fp32 rows: 4 warps up to 8 KiB, 8 up to 16 KiB, 16 beyond."""
     comp = Compilation(SOFTMAX, CompileOptions(defines={"BLOCK": str(block)}))
     assert comp.num_warps == warps
     assert comp.ttgir.attrs["num_warps"] == warps
+
+
+@pytest.mark.parametrize("block, warps", [(2048, 4), (4096, 4), (8192, 8), (16384, 16)])
+def test_half_rows_count_their_bytes_not_their_fp32_sums(block, warps):
+    """examples/layernorm.tri loads fp16 rows and reduces them in fp32: the loads decide."""
+    comp = Compilation(by_name("layernorm").path, CompileOptions(defines={"BLOCK": str(block)}))
+    assert comp.num_warps == warps
 
 
 @pytest.mark.parametrize("tm, tn, warps", [(64, 64, 4), (128, 128, 4), (128, 256, 8)])

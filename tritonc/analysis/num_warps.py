@@ -7,12 +7,18 @@ for every kernel of a file) or of one kernel, the largest demand winning:
 * a module with ``tt.dot``: 8 warps when an accumulator has at least 128 x 256 elements
   (Triton's 128x256x64 configurations run on 8 warps; 4 would leave 256 accumulator registers
   per thread), else 4;
-* otherwise, by the largest tile loaded, stored, reduced or updated atomically: 4 warps up to
-  1024 elements, 8 from 2048, 16 from 8192. Triton's fused-softmax rule takes 16 from 4096;
-  here a one-row tile of 4096 ran slower at 16 warps than at 8 (H100, default builds:
-  softmax 4096x4096 fp32 0.0550 ms at 16, 0.0508 at 8; layernorm 8192x4096 fp16 0.0721 at 16,
-  0.0584 at 8), the cross-warp reductions and fewer resident CTAs costing more than the
-  shorter per-thread work saves;
+* otherwise, by the bytes of the largest tile loaded or stored (the data a program instance
+  moves at once): 4 warps up to 8 KiB, 8 up to 16 KiB, 16 beyond (fp32
+  tiles: 4 up to 2048 elements, 8 at 4096, 16 from 8192; fp16: 4 up to 4096, 8 at 8192).
+  Triton's fused-softmax rule counts elements (16 warps from 4096); measured on an H100
+  (benchmarks/RESULTS.md, 2026-11-27 session 7, `bench --num-warps`): the fp16 rows of 4096
+  ran faster at 4 warps than at 8 (layernorm 8192x4096 0.0525 ms against 0.0574, its backward
+  0.0925 against 0.1148; rmsnorm within 1-4% either way), the fp32 rows of 2048 alike at 4 and
+  8 (softmax 16384x2048, row_sum, col_sum), and a one-row tile of 4096 floats slower at 16 than
+  at 8 (softmax 4096x4096 0.0550 ms against 0.0508, session 6): fewer warps mean cheaper
+  cross-warp reductions and more bytes in flight per thread. Tiles that are only computed,
+  reduced or added atomically (an fp16 row's fp32 sums, the one-pass backwards' fp32 partial
+  sums of dweight) do not count: the loads they come from do;
 * 4 warps otherwise (scalar-only kernels included).
 
 The result only sets the default; ``--num-warps N`` always wins.
@@ -20,15 +26,15 @@ The result only sets the default; ``--num-warps N`` always wins.
 from __future__ import annotations
 
 from ..ir.core import Function, Module
-from ..ir.types import TileType
+from ..ir.types import ScalarType, TileType
 
 DEFAULT_NUM_WARPS = 4
 
 
-def _warps_for_tile(numel: int) -> int:
-    if numel >= 8192:
+def _warps_for_tile(nbytes: int) -> int:
+    if nbytes > 16 * 1024:
         return 16
-    if numel >= 2048:
+    if nbytes > 8 * 1024:
         return 8
     return DEFAULT_NUM_WARPS
 
@@ -38,7 +44,7 @@ def default_num_warps(module: Module | Function) -> int:
     machine-independent passes).
 
     A module with a ``tt.dot`` is sized by its accumulators only (its loads feed the dot);
-    otherwise by the tiles it loads, stores, reduces or updates atomically.
+    otherwise by the bytes of the tiles it loads or stores.
 
     Returns:
         4, 8 or 16.
@@ -49,8 +55,9 @@ def default_num_warps(module: Module | Function) -> int:
         return max(8 if acc.shape[0] * acc.shape[1] >= 128 * 256 else DEFAULT_NUM_WARPS for acc in dots)
     warps = DEFAULT_NUM_WARPS
     for op in ops:
-        if op.name in ("tt.load", "tt.store", "tt.reduce", "tt.atomic_rmw", "tt.atomic_cas"):
+        if op.name in ("tt.load", "tt.store"):
             for v in (*op.operands, *op.results):
-                if isinstance(v.type, TileType):
-                    warps = max(warps, _warps_for_tile(v.type.numel))
+                t = v.type  # data tiles (not their pointers or masks), at their element size
+                if isinstance(t, TileType) and isinstance(t.element, ScalarType) and t.element.bits > 1:
+                    warps = max(warps, _warps_for_tile(t.numel * t.element.bytes))
     return warps

@@ -359,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time rows with code-generation choices switched (IEEE division, no .nc, fast exp)")
     parser.add_argument("--flags", nargs="*", default=[],
                         help="tritonc -f flags (without the -f) added to every tritonc row, e.g. load-prefetch=L2::256B")
+    parser.add_argument("--num-warps", type=int, default=None,
+                        help="compile every memory-bound tritonc row at this many warps (a study of the warps rule)")
     args = parser.parse_args(argv)
     parse_codegen_flags(tuple(args.flags))  # a bad flag is an error now, not in every row
     import torch
@@ -382,7 +384,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.flags and row.example is not None:
             row = dataclasses.replace(row, name=f"{row.name} " + " ".join(f"-f{f}" for f in args.flags),
                                       flags=row.flags + tuple(args.flags))
-        if args.only and row.name.split(" -f")[0] not in args.only and row.example is not None:
+        if args.num_warps and row.example is not None and row.compile is None and not row.flops:
+            row = dataclasses.replace(row, name=f"{row.name} -w{args.num_warps}", num_warps=args.num_warps)
+        if args.only and row.name.split(" -f")[0].split(" -w")[0] not in args.only and row.example is not None:
             continue
         mod, ok, err, why, warps = None, True, 0.0, "", row.num_warps
         if row.example is not None:
