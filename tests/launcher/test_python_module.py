@@ -404,18 +404,26 @@ def test_streams_devices_and_torch_current_stream(tmp_path, vector_add_kernel, m
     with pytest.raises(TypeError, match="stream must be"):
         module.vector_add(0, 0, 0, 0, grid=1, stream="default")
 
-    # A torch tensor on device 1: launch there, on torch's current stream of that device.
+    # A torch tensor on device 1: launch there, on torch's current stream of that device (its
+    # handle wrapped once, then reused while it stays the current stream).
+    class TorchStream:
+        def __init__(self, device):
+            self.cuda_stream = 4000 + int(str(device).split(":")[1])
+
     class FakeTorchCuda:
         @staticmethod
         def current_stream(device):
-            return ("torch current stream", str(device))
+            return TorchStream(device)
 
     fake_torch = type(sys)("torch")
     fake_torch.cuda = FakeTorchCuda
     monkeypatch.setitem(sys.modules, "torch", fake_torch)
     module.vector_add(FakeTensor(0x1000, device=1), 0, 0, 0, grid=1)
     assert ("Device", 1) in core.log and ("set_current", 1) in core.log
-    assert core.log[-1][1] == ("wrapped", ("torch current stream", "cuda:1"))
+    assert core.log[-1][1] == ("handle", 4001)
+    module.vector_add(FakeTensor(0x1000, device=1), 0, 0, 0, grid=2)
+    assert core.log[-1][1] == ("handle", 4001) and core.log[-1][2] == (2, 1, 1)
+    assert len(module._module._streams) == 1
 
 
 def test_big_shared_memory_raises_the_limit_once_per_device(tmp_path):

@@ -101,10 +101,12 @@ def check(case: Case, mod, torch) -> tuple[bool, float, str]:
     return True, worst, ""
 
 
-#: Kernels faster than this (milliseconds) are timed again inside a CUDA graph: at ~10 µs the
-#: host's launch overhead and queueing swing ``do_bench``'s median by 2x between runs (issue 13:
-#: softmax 4096x1024 read 13.6-28.9 µs while the profiler gave 10.2 µs both times).
-GRAPH_BELOW_MS = 0.05
+#: Kernels whose eager median is under this (milliseconds) are timed again inside a CUDA graph:
+#: at ~10 µs the host's launch overhead and queueing swing ``do_bench``'s median by 2x between
+#: runs (issue 13: softmax 4096x1024 read 13.6-28.9 µs while the profiler gave 10.2 µs both
+#: times), and can take it past 50 µs (session 7, an H100: softmax 4096x1024's eager median
+#: 0.051 ms against 0.0082 ms in `make bench`'s graph), so the bound is on the eager time.
+GRAPH_BELOW_MS = 0.2
 
 
 def median_ms(fn, torch, warmup: int = 25, rep: int = 100) -> float:
