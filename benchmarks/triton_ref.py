@@ -216,8 +216,10 @@ def _layernorm_bwd_dwdb(DW, DB, DY, X, Mean, Rstd, stride, M, N, BM: tl.constexp
 
 
 def layernorm_bwd(dx, dw, db, dy, x, w, mean, rstd, meta, dwdb_meta=None):
-    """dx, and dgamma / dbeta (fp32, zeroed here) as examples/layernorm_bwd.tri, ``meta`` its
-    tunables and the dx kernel's warps, ``dwdb_meta`` the column-sum kernel's (default ``meta``)."""
+    """dx, and dgamma / dbeta (fp32, zeroed here) in two kernels: dx per row, then the column
+    sums (the algorithm examples/layernorm_bwd.tri had before its one pass); ``meta`` the row
+    tile (BLOCK), the column-sum tiles (BM, BN, SPLIT) and the dx kernel's warps, ``dwdb_meta``
+    the column-sum kernel's (default ``meta``)."""
     dwdb_meta = dwdb_meta or meta
     M, N = x.shape
     _layernorm_bwd_dx[(M,)](dx, dy, x, w, mean, rstd, x.stride(0), N, BLOCK=meta["BLOCK"],
@@ -288,8 +290,10 @@ def _rmsnorm_bwd_dw(DW, DY, X, Rstd, stride, M, N, BM: tl.constexpr, BN: tl.cons
 
 
 def rmsnorm_bwd(dx, dw, dy, x, w, rstd, meta, dw_meta=None):
-    """dx and dweight (fp32, zeroed here) as examples/rmsnorm.tri, ``meta`` its tunables and the
-    dx kernel's warps, ``dw_meta`` the column-sum kernel's (default ``meta``)."""
+    """dx and dweight (fp32, zeroed here) in two kernels: dx per row, then the column sums (the
+    algorithm examples/rmsnorm.tri's backward had before its one pass); ``meta`` the row tile
+    (BLOCK), the column-sum tiles (BM, BN, SPLIT) and the dx kernel's warps, ``dw_meta`` the
+    column-sum kernel's (default ``meta``)."""
     dw_meta = dw_meta or meta
     M, N = x.shape
     _rmsnorm_bwd_dx[(M,)](dx, dy, x, w, rstd, x.stride(0), N, BLOCK=meta["BLOCK"], num_warps=meta["num_warps"])
