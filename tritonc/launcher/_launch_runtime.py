@@ -55,6 +55,7 @@ _TYPESTR = {
 _DLPACK_CUDA, _DLPACK_CUDA_MANAGED = 2, 13
 _SHARED_OPT_IN = 48 * 1024
 _MAX_GRID = (2**31 - 1, 65535, 65535)
+_MAX_CACHED_CONFIGS = 256  # launch configurations a module keeps for reuse
 
 
 class _Param:
@@ -418,6 +419,8 @@ class _CubinModule:
         key = (dims, spec.block_threads, spec.shared_bytes)
         config = self._configs.get(key)
         if config is None:
+            if len(self._configs) >= _MAX_CACHED_CONFIGS:  # a grid per problem size: stay bounded
+                self._configs.clear()
             config = self._configs[key] = core.LaunchConfig(grid=dims, block=(spec.block_threads, 1, 1),
                                                              shmem_size=spec.shared_bytes)
         core.launch(stream, config, kernel, *converted)

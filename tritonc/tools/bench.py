@@ -289,6 +289,20 @@ EXPERIMENT_ROWS += _attention_rows(experiments=True)
 
 # ---- machinery --------------------------------------------------------------------------
 
+def with_overrides(row: Row, flags: tuple[str, ...], num_warps: int | None) -> Row:
+    """``row`` with ``bench --flags`` / ``--num-warps`` applied (its name says so): the flags to
+    every row compiled through :func:`compile_row`'s launcher, the warps to the memory-bound
+    ones among them. Rows with a compile function of their own (attention) are left as they are."""
+    if row.example is None or row.compile is not None:
+        return row
+    if flags:
+        row = dataclasses.replace(row, name=f"{row.name} " + " ".join(f"-f{f}" for f in flags),
+                                  flags=row.flags + flags)
+    if num_warps and not row.flops:
+        row = dataclasses.replace(row, name=f"{row.name} -w{num_warps}", num_warps=num_warps)
+    return row
+
+
 def compile_row(row: Row, arch: str):
     """Compile and import ``row``'s tritonc kernel (``gpu_check.load_launcher``)."""
     if row.compile is not None:
@@ -381,13 +395,9 @@ def main(argv: list[str] | None = None) -> int:
         row = factory(torch)
         if row is None:  # not for this GPU
             continue
-        if args.flags and row.example is not None:
-            row = dataclasses.replace(row, name=f"{row.name} " + " ".join(f"-f{f}" for f in args.flags),
-                                      flags=row.flags + tuple(args.flags))
-        if args.num_warps and row.example is not None and row.compile is None and not row.flops:
-            row = dataclasses.replace(row, name=f"{row.name} -w{args.num_warps}", num_warps=args.num_warps)
-        if args.only and row.name.split(" -f")[0].split(" -w")[0] not in args.only and row.example is not None:
+        if args.only and row.name not in args.only and row.example is not None:
             continue
+        row = with_overrides(row, tuple(args.flags), args.num_warps)
         mod, ok, err, why, warps = None, True, 0.0, "", row.num_warps
         if row.example is not None:
             try:
