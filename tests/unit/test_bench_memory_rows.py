@@ -27,3 +27,21 @@ def test_memory_bound_bench_row(name):
     assert row.nbytes == ROWS[name] and row.nbytes >= 8 << 20
     assert (row.defines, row.tune, row.num_warps, row.flops) == ({}, {}, None, 0)
     assert row.example is not None
+
+
+def test_bench_overrides_name_and_set_flags_and_warps():
+    """``bench --flags`` / ``--num-warps`` (experiments): the row's name says what was changed;
+    warps only for memory-bound rows, and rows with their own compile function are untouched."""
+    import dataclasses
+
+    from tritonc.tools.bench import with_overrides
+
+    row = case_row("layernorm_bwd")(None)
+    got = with_overrides(row, ("load-prefetch=L2::256B",), 4)
+    assert got.name == "layernorm_bwd -fload-prefetch=L2::256B -w4"
+    assert (got.flags, got.num_warps) == (row.flags + ("load-prefetch=L2::256B",), 4)
+    assert with_overrides(row, (), None) is row
+    dot = dataclasses.replace(row, flops=1)
+    assert with_overrides(dot, (), 8).num_warps is None
+    own = dataclasses.replace(row, compile=lambda arch: None)
+    assert with_overrides(own, ("no-exp-ftz",), 8) is own
