@@ -98,6 +98,7 @@ def test_parse_codegen_flags(flags, changes):
     ("no-f32-division", "use -ff32-division=VALUE"),
     ("f32-division=approx", "expected one of full, rn"),
     ("load-cache-op=.cg", "expected one of"),
+    ("load-prefetch=L2::512B", "expected one of '', L2::64B, L2::128B, L2::256B"),
 ])
 def test_bad_codegen_flags(flag, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
