@@ -120,9 +120,12 @@ class AxisInfoAnalysis(Analysis):
 
     name = "axis-info"
 
-    def __init__(self, module: Module, am: AnalysisManager | None = None):
+    def __init__(self, module: Module | Function, am: AnalysisManager | None = None):
+        """The facts of every value of ``module``, or of one function (its parameters seeded
+        from its own ``arg_attrs``, as they are when the analysis runs)."""
         super().__init__(module, am)  # type: ignore[arg-type]
-        problem = AxisInfoProblem({f.body.block: f for f in module.functions})
+        functions = module.functions if isinstance(module, Module) else [module]
+        problem = AxisInfoProblem({f.body.block: f for f in functions})
         self.result = solve_forward(problem, module)
 
     def info(self, value: Value) -> AxisInfo:

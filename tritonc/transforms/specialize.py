@@ -33,6 +33,18 @@ parameter attributes, where every later pass and the launchers (``launcher/build
   looked through (the test runs before ``inline``), and a parameter with a ``multipleof``
   promise above 1 can never equal 1.
 
+**Only the facts that change an access** (:func:`prune_facts`, on by default; the pass option
+``prune=false`` keeps every eligible fact): after a variant is built with every eligible
+``div16`` / ``align16`` fact, each fact is given back, one parameter at a time, unless it
+changes what axis info tells the later passes about some tile access of the kernel
+(:func:`access_facts`: the order of its dimensions, its widest vector access, the run of
+elements its mask is constant over within one access). A convolution's image height, a row
+count that only masks whole rows, a gather's bound: their facts widen nothing, so the variant
+does not ask for them and runs for a 28 x 28 image; a variant left with no fact (a gather
+kernel) is not built at all, and one whose facts equal an earlier variant's is dropped. An
+``eq1`` variant left with its ``eq1`` facts alone is named ``K__spec_s1``. Kernels that call
+device functions keep every fact (their accesses there are not seen before ``inline``).
+
 **Variants, most specialised first, at most** :data:`MAX_VARIANTS` **per kernel** (plus the
 generic kernel itself):
 
@@ -66,10 +78,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.address_terms import innermost_term
+from ..analysis.axis_info import AxisInfoAnalysis, pow2_divisor
 from ..ir.builder import Builder
 from ..ir.clone import clone_function
 from ..ir.core import Function, Module, OpResult, Value
-from ..ir.types import PointerType, ScalarType, TileType
+from ..ir.types import PointerType, ScalarType, TileType, element_type
 from ..passes import AnalysisManager, Pass, register_pass
 
 #: The function attribute naming the kernel a variant specialises.
@@ -153,6 +166,55 @@ def stride_like_params(f: Function) -> set[int]:
     return found
 
 
+def access_facts(f: Function) -> tuple:
+    """What the later passes read off axis info for each tile access of ``f``, with ``f``'s
+    parameter attributes as they are now: per memory op, in program order, the pointer's order
+    of dimensions (coalescing), its widest access (:meth:`AxisInfoAnalysis.max_vector_elems`:
+    the layout's vector width, ``cp.async`` sizes, the lowering's) and how many elements its
+    mask is constant over along the fastest dimension, up to one access (16 bytes of contiguous
+    elements: whether a copy can be masked per vector). Two attribute sets with equal access facts give the same
+    layouts and vector widths."""
+    axis = AxisInfoAnalysis(f)
+    out = []
+    for op in f.walk():
+        if op.name not in _MEMORY_OPS:
+            continue
+        ptr = op.get("ptr")
+        if not isinstance(ptr.type, TileType):
+            continue
+        order = tuple(axis.order(ptr))
+        mask = op.get("mask") if "mask" in op.opdef.operand_names else None
+        run = None
+        if mask is not None and isinstance(mask.type, TileType):
+            # a mask constant over more elements than one access can reach changes nothing
+            cap = min(max(1, 16 // max(1, element_type(ptr.type).pointee.bytes)),
+                      pow2_divisor(axis.info(ptr).contiguity[order[0]]))
+            run = min(pow2_divisor(axis.info(mask).constancy[order[0]]), cap)
+        out.append((order, axis.max_vector_elems(ptr), run))
+    return tuple(out)
+
+
+def prune_facts(generic: Function, variant: Function, keep: set[int]) -> None:
+    """Give ``variant``'s parameters back the generic kernel's attributes wherever their
+    ``div16`` / ``align16`` fact changes none of :func:`access_facts` (the parameters in
+    ``keep``, those that equal 1, stay): one parameter at a time, each removal checked against
+    the facts of the variant with every fact. A variant then applies to every launch whose
+    arguments satisfy the facts that matter (a conv's image height of 28 no longer rules out
+    its 16-byte copies)."""
+    want = access_facts(variant)
+    for i, old in enumerate(generic.arg_attrs):
+        fact = variant.arg_attrs[i]
+        if i in keep or fact == old:
+            continue
+        variant.arg_attrs = [*variant.arg_attrs[:i], old, *variant.arg_attrs[i + 1:]]
+        if access_facts(variant) != want:
+            variant.arg_attrs = [*variant.arg_attrs[:i], fact, *variant.arg_attrs[i + 1:]]
+
+
+def _calls(f: Function) -> bool:
+    return any(op.name == "tt.call" for op in f.walk())
+
+
 def _facts_key(attrs: list[dict]) -> tuple:
     return tuple(tuple(sorted(a.items())) for a in attrs)
 
@@ -200,6 +262,8 @@ class SpecializePass(Pass):
     ``align16``; see the module docstring)."""
 
     name = "specialize"
+    #: drop the facts that change no access (:func:`prune_facts`); off: every eligible fact
+    prune: bool = True
 
     def run(self, module: Module, am: AnalysisManager) -> bool:
         taken = {f.name for f in module.functions}
@@ -208,9 +272,11 @@ class SpecializePass(Pass):
             if f.kind != "kernel" or VARIANT_OF in f.attrs:
                 continue
             at = module.functions.index(f) + 1
+            # accesses inside device functions are not seen before inlining: keep every fact
+            prune = self.prune and not _calls(f)
+            keys = {_facts_key(f.arg_attrs)}
             for suffix, attrs, ones in planned_variants(f):
-                variant = clone_function(f, variant_name(f.name, suffix, taken))
-                taken.add(variant.name)
+                variant = clone_function(f)  # named once its facts are final
                 variant.attrs[VARIANT_OF] = f.name
                 variant.arg_attrs = attrs
                 body = variant.body.block
@@ -219,6 +285,17 @@ class SpecializePass(Pass):
                     with Builder().insertion(body, 0) as b:
                         one = b.constant(1, arg.type)
                     arg.replace_all_uses_with(one)
+                if prune:
+                    prune_facts(f, variant, ones)
+                    key = _facts_key(variant.arg_attrs)
+                    if key in keys:  # no fact left, or the same facts as an earlier variant
+                        continue
+                    keys.add(key)
+                    if ones and all(i in ones or a == g for i, (a, g) in
+                                    enumerate(zip(variant.arg_attrs, f.arg_attrs))):
+                        suffix = "_s1"  # eq1 facts only: no div16 / align16 fact mattered
+                variant.name = variant_name(f.name, suffix, taken)
+                taken.add(variant.name)
                 variant.parent = module
                 module.functions.insert(at, variant)
                 at += 1
