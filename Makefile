@@ -81,13 +81,14 @@ clean:
 # Every example's cubin under $(BUILD)/examples/, with a make dependency file beside each
 # (tritonc -MMD -MP): a second `make examples` rebuilds only the kernels whose source or
 # #include'd files changed. Every example compiles without -D (tiles: the cost model's
-# choice); EXAMPLE_FLAGS_<name> adds flags for one (conv2d and shift_conv in half precision);
+# choice); EXAMPLE_FLAGS_<name> adds flags for one (the convolutions in half precision);
 # EXAMPLES_DIR and TRITONC may point elsewhere.
 EXAMPLES_DIR   ?= examples
 TRITONC        ?= $(VENV)/bin/tritonc
 EXAMPLE_CUBINS := $(patsubst $(EXAMPLES_DIR)/%.tri,$(BUILD)/examples/%.cubin,$(wildcard $(EXAMPLES_DIR)/*.tri))
-EXAMPLE_FLAGS_conv2d     := -D TYPE=half
-EXAMPLE_FLAGS_shift_conv := -D TYPE=half
+EXAMPLE_FLAGS_conv2d      := -D TYPE=half
+EXAMPLE_FLAGS_conv2d_nhwc := -D TYPE=half
+EXAMPLE_FLAGS_shift_conv  := -D TYPE=half
 
 .PHONY: examples
 examples: $(EXAMPLE_CUBINS)

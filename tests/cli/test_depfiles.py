@@ -323,7 +323,7 @@ def test_make_examples_covers_every_example(tmp_path):
     for line in out.splitlines():
         if ".tri " in line:
             assert "-MMD -MP -o" in line
-    for name in ("conv2d", "shift_conv"):
+    for name in ("conv2d", "conv2d_nhwc", "shift_conv"):
         line = next(li for li in out.splitlines() if f"{name}.tri " in li)
         assert re.search(rf"{name}\.tri\s+(--arch \S+\s+)?-D TYPE=half -MMD", line), line
         assert "-D TM" not in line and "-D HH" not in line

@@ -64,14 +64,15 @@ def test_conv_cases_grid():
     """The convolution cases pass no tile -D: their grids follow the chosen tiles."""
     seen = 0
     for name, case in CASE_BY_NAME.items():
-        if case.example in ("conv2d", "shift_conv"):
+        if case.example in ("conv2d", "conv2d_nhwc", "shift_conv"):
             assert not {"TM", "TN", "TK", "HH", "WW"} & set(case.defines), name
             g, tun = grids(name)
             kernel = case.example
-            args = dict(M=25_000, N=100, K=99) if kernel == "conv2d" else dict(M=25_000, K=100)
+            args = {"conv2d": dict(M=25_000, N=100, K=99), "conv2d_nhwc": dict(M=25_000, N=100),
+                    "shift_conv": dict(M=25_000, K=100)}[kernel]
             assert evaluate_grid(g[kernel], args) == (cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]))
             seen += 1
-    assert seen == 4
+    assert seen == 7
 
 
 #: the memory-bound cases compiled with no option: (case, kernel, sizes, grid from the chosen tunables)

@@ -318,6 +318,60 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf
                 inputs, run, reference, work, tol=tol, allow_tf32=bool(allow_tf32), hint=hint)
 
 
+def _conv2d_nhwc_case(name: str, dtype: str, hw: int, stride: int, pad: int,
+                      allow_tf32: bool | None = None) -> Case:
+    """examples/conv2d_nhwc.tri: implicit-GEMM conv2d on channels-last tensors, 3x3 filter,
+    ``hw`` x ``hw`` images; size = (N, C, K). No tile or shape -D (the cost model's tiles, the
+    hint of the bench shape), the kernel's ``__grid``. torch runs the same tensors as
+    ``torch.channels_last`` views (X [N, H, W, C] permuted to NCHW, W [K, R, S, C] to KCRS), so
+    cuDNN reads and writes the same memory layout. ``allow_tf32`` as for :func:`_conv2d_case`."""
+    R = S = 3
+    P = (hw + 2 * pad - R) // stride + 1
+
+    def inputs(torch, size):
+        n, c, k = size
+        dt = getattr(torch, dtype)
+        x = torch.randn(n, hw, hw, c, device="cuda", dtype=dt)
+        w = (torch.randn(k, R, S, c, device="cuda") / (c * R * S) ** 0.5).to(dt)
+        y, ybuf = poison(torch, (n, P, P, k), dt)
+        return dict(x=x, w=w, y=y, bufs=[ybuf])
+
+    def run(mod, torch, a, which):
+        x, w, y = a["x"], a["w"], a["y"]
+        n, _, _, c = x.shape
+        k = w.shape[0]
+        if which == "tritonc":
+            mod.conv2d_nhwc(x, w, y, n * P * P, k, c, hw, hw, R, S, P, P, stride, stride, pad, pad)
+            return [y.permute(0, 3, 1, 2)]
+        if which == "torch":
+            old = torch.backends.cudnn.allow_tf32
+            if allow_tf32 is not None:
+                torch.backends.cudnn.allow_tf32 = allow_tf32
+            try:
+                return [torch.nn.functional.conv2d(x.permute(0, 3, 1, 2), w.permute(0, 3, 1, 2),
+                                                   stride=stride, padding=pad)]
+            finally:
+                torch.backends.cudnn.allow_tf32 = old
+        _no_triton(name)
+
+    def reference(torch, a):
+        return [torch.nn.functional.conv2d(a["x"].permute(0, 3, 1, 2).double(),
+                                           a["w"].permute(0, 3, 1, 2).double(), stride=stride, padding=pad)]
+
+    def work(s):
+        n, c, k = s
+        esize = 2 if dtype == "float16" else 4
+        return (esize * (n * c * hw * hw + k * c * R * S + n * k * P * P), 2 * n * P * P * k * c * R * S)
+
+    defines = {"TYPE": "half" if dtype == "float16" else "float"}
+    tol = 1e-2 if dtype == "float16" or allow_tf32 else 1e-5
+    bench = (32, 128, 128)
+    hint = {"M": bench[0] * P * P, "N": bench[2], "K": bench[1] * R * S}
+    # check sizes: C not a multiple of 16 (the generic kernel), then multiples (the 16-byte variant)
+    return Case(name, "conv2d_nhwc", defines, [(1, 3, 17), (3, 37, 100), (2, 64, 64)], bench,
+                inputs, run, reference, work, tol=tol, allow_tf32=bool(allow_tf32), hint=hint)
+
+
 def _cross_entropy_case(kernel: str) -> Case:
     """examples/cross_entropy.tri with no option (its TILE; rows walked tile by tile with the
     online max / sum-exp), timed over a 128k vocabulary."""
@@ -634,6 +688,10 @@ CASES += [lambda: _conv2d_case("conv2d", "float16", 28, 1, 1),
           # default for convolutions); "fp32" full fp32 on both sides (torch with TF32 off).
           lambda: _conv2d_case("conv2d_s2_tf32", "float32", 13, 2, 1, allow_tf32=True),
           lambda: _conv2d_case("conv2d_s2_fp32", "float32", 13, 2, 1, allow_tf32=False),
+          # the same convolutions on channels-last tensors (examples/conv2d_nhwc.tri)
+          lambda: _conv2d_nhwc_case("conv2d_nhwc", "float16", 28, 1, 1),
+          lambda: _conv2d_nhwc_case("conv2d_nhwc_s2_tf32", "float32", 13, 2, 1, allow_tf32=True),
+          lambda: _conv2d_nhwc_case("conv2d_nhwc_s2_fp32", "float32", 13, 2, 1, allow_tf32=False),
           lambda: _cross_entropy_case("forward"), lambda: _cross_entropy_case("backward"), _bmm_case,
           _splitk_matmul_case, _blocksparse_matmul_case, _batchnorm_case, lambda: _permute_case("permute_201"),
           lambda: _permute_case("copy3d"), _paper_matmul_case, _shift_conv_case]
