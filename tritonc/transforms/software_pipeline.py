@@ -89,7 +89,9 @@ wait.
 Register staging (pass option ``register-staging``, on by default): the dot-operand loads of a
 loop that fail the ``cp.async`` conditions (conv2d's fp16 A: no 4-byte runs proven) but whose
 address slice is as above are issued one trip ahead instead, at the top of the body, into
-registers carried to the next trip (:meth:`SoftwarePipeliner.rewrite_staged`). A loop with both
+registers carried to the next trip (:meth:`SoftwarePipeliner.rewrite_staged`), where the
+staged tiles and the accumulators fit the register file (:func:`staging_registers`, with
+:data:`STAGING_RESERVE` registers to spare; else the loop is left as it is). A loop with both
 kinds of loads (conv2d's A gathered, its B in 16-byte runs under the ``__spec16`` variant) is
 staged first, then its ``cp.async`` loads get their rings in the staged loop; before, such a
 loop pipelined the ``cp.async`` loads only and left the gather in the trip that used it (two
@@ -121,6 +123,28 @@ from tritonc.target import DEFAULT_ARCH, WARP_SIZE, Target
 from .accelerate_matmul import operand_layout
 from .pipeline_plan import (Candidate, LoopCloner, LoopPlan, build_limit, is_zero_constant, limit_form, operand_wants,
                             prefix_mask)
+
+#: Registers per thread kept free of staged tiles and accumulators (addresses, masks, loop
+#: counters) when deciding whether register staging fits (:func:`staging_registers`).
+STAGING_RESERVE = 48
+
+
+def staging_registers(plan: LoopPlan, num_warps: int) -> int:
+    """Estimated registers per thread that register staging of ``plan`` keeps live across the
+    loop: one per staged element (a scalar load's value takes a 32-bit register whatever its
+    width; 64-bit elements two) plus the accumulators of the loop's dots. Staging pays when the
+    staged tiles hide one trip's global latency; past the register file it spills (bmm's
+    generic kernel at 128x128x64 on 4 warps: 128 accumulators and 128 staged halves a thread,
+    524 bytes of spills), and plain loads in the loop are cheaper than local-memory traffic."""
+    threads = WARP_SIZE * num_warps
+
+    def regs(t) -> int:
+        return -(-t.numel // threads) * max(1, -(-t.element.bits // 32))
+
+    body = plan.loop.regions[0].block
+    return (sum(regs(c.load.result.type) for c in plan.candidates)
+            + sum(regs(op.result.type) for op in body.ops if op.name == "tt.dot"))
+
 
 def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
     """Estimated registers per thread of a K-sliced loop: accumulators, two sets of one
@@ -782,6 +806,9 @@ class SoftwarePipeline(Pass):
             for op in f.walk():
                 if op.name == "scf.for":
                     staged = pipeliner.plan(op, staged=True) if self.register_staging else None
+                    if staged is not None and (staging_registers(staged, warps) + STAGING_RESERVE
+                                               > Target(self.arch).max_registers_per_thread):
+                        staged = None  # it would spill: the loads stay in the trip that uses them
                     if staged is not None:
                         staged.staged = True  # rewritten by rewrite_staged, then planned for cp.async
                         plans.append((pipeliner, staged))

@@ -42,7 +42,9 @@ elements its mask is constant over within one access). A convolution's image hei
 count that only masks whole rows, a gather's bound: their facts widen nothing, so the variant
 does not ask for them and runs for a 28 x 28 image; a variant left with no fact (a gather
 kernel) is not built at all, and one whose facts equal an earlier variant's is dropped. An
-``eq1`` variant left with its ``eq1`` facts alone is named ``K__spec_s1``. Kernels that call
+``eq1`` variant left with its ``eq1`` facts alone is named ``K__spec_s1``. The ``eq1`` variants
+are not built when the unit strides change no access either (bmm's batch stride with one
+matrix a program instance: that axis has one element). Kernels that call
 device functions keep every fact (their accesses there are not seen before ``inline``).
 
 **Variants, most specialised first, at most** :data:`MAX_VARIANTS` **per kernel** (plus the
@@ -169,7 +171,7 @@ def stride_like_params(f: Function) -> set[int]:
 def access_facts(f: Function) -> tuple:
     """What the later passes read off axis info for each tile access of ``f``, with ``f``'s
     parameter attributes as they are now: per memory op, in program order, the pointer's order
-    of dimensions (coalescing), its widest access (:meth:`AxisInfoAnalysis.max_vector_elems`:
+    of dimensions and its contiguity along the first (coalescing), its widest access (:meth:`AxisInfoAnalysis.max_vector_elems`:
     the layout's vector width, ``cp.async`` sizes, the lowering's) and how many elements its
     mask is constant over along the fastest dimension, up to one access (16 bytes of contiguous
     elements: whether a copy can be masked per vector). Two attribute sets with equal access facts give the same
@@ -190,7 +192,7 @@ def access_facts(f: Function) -> tuple:
             cap = min(max(1, 16 // max(1, element_type(ptr.type).pointee.bytes)),
                       pow2_divisor(axis.info(ptr).contiguity[order[0]]))
             run = min(pow2_divisor(axis.info(mask).constancy[order[0]]), cap)
-        out.append((order, axis.max_vector_elems(ptr), run))
+        out.append((order, axis.info(ptr).contiguity[order[0]], axis.max_vector_elems(ptr), run))
     return tuple(out)
 
 
@@ -209,6 +211,25 @@ def prune_facts(generic: Function, variant: Function, keep: set[int]) -> None:
         variant.arg_attrs = [*variant.arg_attrs[:i], old, *variant.arg_attrs[i + 1:]]
         if access_facts(variant) != want:
             variant.arg_attrs = [*variant.arg_attrs[:i], fact, *variant.arg_attrs[i + 1:]]
+
+
+def _with_eq1(attrs: list[dict[str, Any]], ones: set[int]) -> list[dict[str, Any]]:
+    return [{**a, EQUAL_TO: 1} if i in ones else a for i, a in enumerate(attrs)]
+
+
+def _variant(f: Function, attrs: list[dict[str, Any]], ones: set[int]) -> Function:
+    """A detached copy of kernel ``f`` with parameter attributes ``attrs``, every use of the
+    parameters in ``ones`` replaced by the constant 1."""
+    variant = clone_function(f)
+    variant.attrs[VARIANT_OF] = f.name
+    variant.arg_attrs = attrs
+    body = variant.body.block
+    for i in sorted(ones):
+        arg = variant.args[i]
+        with Builder().insertion(body, 0) as b:
+            one = b.constant(1, arg.type)
+        arg.replace_all_uses_with(one)
+    return variant
 
 
 def _calls(f: Function) -> bool:
@@ -275,16 +296,13 @@ class SpecializePass(Pass):
             # accesses inside device functions are not seen before inlining: keep every fact
             prune = self.prune and not _calls(f)
             keys = {_facts_key(f.arg_attrs)}
-            for suffix, attrs, ones in planned_variants(f):
-                variant = clone_function(f)  # named once its facts are final
-                variant.attrs[VARIANT_OF] = f.name
-                variant.arg_attrs = attrs
-                body = variant.body.block
-                for i in sorted(ones):
-                    arg = variant.args[i]
-                    with Builder().insertion(body, 0) as b:
-                        one = b.constant(1, arg.type)
-                    arg.replace_all_uses_with(one)
+            plans = planned_variants(f)
+            eq1 = next((ones for _, _, ones in plans if ones), None)
+            if prune and eq1 and access_facts(_variant(f, _with_eq1(f.arg_attrs, eq1), eq1)) == access_facts(f):
+                # unit strides that make no access contiguous (a batch axis of one matrix)
+                plans = [plan for plan in plans if not plan[2]]
+            for suffix, attrs, ones in plans:
+                variant = _variant(f, attrs, ones)  # named once its facts are final
                 if prune:
                     prune_facts(f, variant, ones)
                     key = _facts_key(variant.arg_attrs)
