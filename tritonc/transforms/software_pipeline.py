@@ -130,20 +130,21 @@ STAGING_RESERVE = 48
 
 
 def staging_registers(plan: LoopPlan, num_warps: int) -> int:
-    """Estimated registers per thread that register staging of ``plan`` keeps live across the
-    loop: one per staged element (a scalar load's value takes a 32-bit register whatever its
-    width; 64-bit elements two) plus the accumulators of the loop's dots. Staging pays when the
-    staged tiles hide one trip's global latency; past the register file it spills (bmm's
-    generic kernel at 128x128x64 on 4 warps: 128 accumulators and 128 staged halves a thread,
-    524 bytes of spills), and plain loads in the loop are cheaper than local-memory traffic."""
+    """Estimated registers per thread that register staging of ``plan`` keeps live: three per
+    staged element (its value in a 32-bit register whatever its width, and the 64-bit address
+    of the next trip's element-wise load; twice the value for 64-bit elements) plus the
+    accumulators of the loop's dots. Staging pays when the staged tiles hide one trip's global
+    latency; past the register file it spills, and plain loads in the loop are cheaper than
+    local-memory traffic (conv2d_nhwc's generic kernel, one element an access, at 64x128x64 on
+    4 warps: 96 staged halves and 64 accumulators a thread spilled 1.3 KB)."""
     threads = WARP_SIZE * num_warps
 
-    def regs(t) -> int:
-        return -(-t.numel // threads) * max(1, -(-t.element.bits // 32))
+    def regs(t, per_element: int) -> int:
+        return -(-t.numel // threads) * (per_element + max(1, -(-t.element.bits // 32)) - 1)
 
     body = plan.loop.regions[0].block
-    return (sum(regs(c.load.result.type) for c in plan.candidates)
-            + sum(regs(op.result.type) for op in body.ops if op.name == "tt.dot"))
+    return (sum(regs(c.load.result.type, 3) for c in plan.candidates)
+            + sum(regs(op.result.type, 1) for op in body.ops if op.name == "tt.dot"))
 
 
 def slice_registers(acc_shape, warps: tuple[int, int], num_warps: int, copy_chunks: int, elem_bytes: int) -> int:
