@@ -63,7 +63,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
                     rejected.append(cm.Estimate(cm.Config(config.tunables, w, s),
                                                 reason=f"the frontend rejects it: {e.diagnostic.message}"))
             continue
-        tiles = cm.dot_tiles(module, warps, options.allow_tf32)
+        tiles = _with_programs(cm.dot_tiles(module, warps, options.allow_tf32), module, tu, values, options)
         # a batched (3-D) dot is no memory-bound kernel, though the model ranks only 2-D dots:
         # with no tile to rank, choose() keeps the source's candidate order
         any_dot = any_dot or bool(tiles) or any(op.name == "tt.dot" for f in module.functions for op in f.walk())
@@ -96,6 +96,30 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
     choice = cm.choose(space, options.arch, options.hint, names)
     choice.rejected.extend(rejected)
     return choice, None
+
+
+def _with_programs(tiles: list, module, tu, tunables: dict[str, int], options: CompileOptions) -> list:
+    """``tiles`` with ``programs`` set: the program instances each kernel's ``__grid`` launches
+    at the problem size (:data:`~tritonc.tuning.cost_model.LARGE_PROBLEM` and ``--hint``, read
+    as the kernel's argument values), where the grid is declared (not replaced by ``--grid``)
+    and those sizes decide it."""
+    if options.grid is not None or not tiles:
+        return tiles
+    from .frontend.grid import lower_grid
+    from .launcher.grid import evaluate_grid
+    from .tuning import cost_model as cm
+
+    grids = {fdef.name: fdef.grid for fdef in tu.functions if fdef.grid is not None}
+    sizes = dict(cm.LARGE_PROBLEM, **(options.hint or {}))
+    programs = {}
+    for f in module.functions:
+        if f.kind == "kernel" and f.name in grids:
+            try:
+                grid = evaluate_grid(lower_grid(grids[f.name], f, tunables), sizes)
+            except (CompileError, KeyError, ValueError):
+                continue
+            programs[f.name] = math.prod(max(0, g) for g in grid)
+    return [replace(t, programs=programs.get(t.kernel)) for t in tiles]
 
 
 def tunables_used(fdef, tunables: set[str]) -> set[str]:

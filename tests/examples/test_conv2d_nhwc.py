@@ -1,6 +1,7 @@
 """examples/conv2d_nhwc.tri: implicit-GEMM conv2d on channels-last tensors (NHWC x KRSC -> NPQK),
 against a float64 numpy convolution, in the interpreter: ragged pixel counts, channel counts
-that are not a multiple of TK (the last slice of each tap masked), padding and strides."""
+that are not a multiple of TK (the last slice of each tap masked), padding and strides; and
+the split-K kernel at several splits."""
 import numpy as np
 import pytest
 
@@ -25,17 +26,24 @@ def reference(X, W, stride, pad):
     return Y
 
 
-def conv2d_nhwc(X, W, stride, pad, dtype_name="float", tiles=(TM, TN, TK)):
+def conv2d_nhwc(X, W, stride, pad, dtype_name="float", tiles=(TM, TN, TK), splitk=None):
+    """Y through conv2d_nhwc, or through conv2d_nhwc_splitk with ``splitk`` program instances a
+    tile (float Y, zeroed first as the kernel asks of its caller)."""
     N, H, Wd, C = X.shape
     K, R, S, _ = W.shape
     (sh, sw), (ph, pw) = stride, pad
     P, Q = (H + 2 * ph - R) // sh + 1, (Wd + 2 * pw - S) // sw + 1
-    Y = poisoned((N, P, Q, K), X.dtype)
     tm, tn, tk = tiles
     defines = dict(TYPE=dtype_name, TM=str(tm), TN=str(tn), TK=str(tk))
     M = N * P * Q
-    run("conv2d_nhwc", "conv2d_nhwc", (cdiv(M, tm), cdiv(K, tn)), X, W, Y,
-        M, K, C, H, Wd, R, S, P, Q, sh, sw, ph, pw, defines=defines)
+    if splitk is None:
+        Y = poisoned((N, P, Q, K), X.dtype)
+        run("conv2d_nhwc", "conv2d_nhwc", (cdiv(M, tm), cdiv(K, tn)), X, W, Y,
+            M, K, C, H, Wd, R, S, P, Q, sh, sw, ph, pw, defines=defines)
+    else:
+        Y = np.zeros((N, P, Q, K), np.float32)
+        run("conv2d_nhwc", "conv2d_nhwc_splitk", (cdiv(M, tm), cdiv(K, tn), splitk), X, W, Y,
+            M, K, C, H, Wd, R, S, P, Q, sh, sw, ph, pw, defines={**defines, "SPLITK": str(splitk)})
     return Y
 
 
@@ -61,3 +69,15 @@ def test_conv2d_nhwc_half_5x5_stride2_channel_multiple():
     W = (rng.standard_normal((19, 5, 5, 16)) / 8).astype(np.float16)
     Y = conv2d_nhwc(X, W, (2, 2), (2, 1), "half")
     assert_close(Y, reference(X, W, (2, 2), (2, 1)), rtol=1e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("splitk", [1, 3, 4, 40])
+def test_conv2d_nhwc_splitk(splitk):
+    """Split-K at shares that cut taps and channel slices anywhere (3x3 taps, C = 20 in slices
+    of 8: 27 steps), more instances than steps (40: some add nothing), and 1; fp16 operands,
+    float Y."""
+    X = rng.standard_normal((2, 7, 6, 20)).astype(np.float16)
+    W = (rng.standard_normal((19, 3, 3, 20)) / 8).astype(np.float16)
+    Y = conv2d_nhwc(X, W, (1, 2), (1, 1), "half", splitk=splitk)
+    assert Y.dtype == np.float32
+    assert_close(Y, reference(X, W, (1, 2), (1, 1)), rtol=1e-3, atol=2e-3)

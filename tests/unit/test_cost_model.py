@@ -436,3 +436,37 @@ def test_memory_bound_traffic_from_the_grid_and_the_problem():
     # a row: X read twice, Y read and written (one trip of each loop), and the scalar S
     assert [e.traffic for e in small.choice.ranked] == [64 * (4 * 64 * 4 + 4), 64 * (4 * 1024 * 4 + 4)]
     assert Compilation(src, CompileOptions(arch="sm_90a", hint={"N": 4096})).tunables == {"BLOCK": 1024}
+
+
+def test_a_grid_that_splits_the_reduction_pays_only_where_the_tiles_leave_sms_idle():
+    """``programs`` (the kernel's __grid at the problem size) above the output tiles is a split
+    reduction: s instances a tile, each with 1/s of the K steps and an fp32 atomic epilogue.
+    At 1024x1024x16384 (64 tiles of 128x128 for 132 SMs) a split of 4 is faster; at 4096^3
+    (1024 tiles: waves enough) it only adds epilogues."""
+    gpu = cm.GPU_MODELS["sm_90a"]
+
+    def cycles(problem, split):
+        t = tile(128, 128, 64)
+        tiles = -(-problem["M"] // 128) * -(-problem["N"] // 128)
+        t = dataclasses.replace(t, programs=tiles * split if split > 1 else None)
+        est, reason = cm.estimate_dot(t, 4, 3, gpu, problem)
+        assert reason is None
+        return est.cycles, est.tiles
+
+    small = dict(M=1024, N=1024, K=16384)
+    (one, tiles_one), (four, tiles_four) = cycles(small, 1), cycles(small, 4)
+    assert tiles_four == 4 * tiles_one and four < one / 2
+    large = dict(M=4096, N=4096, K=4096)
+    assert cycles(large, 4)[0] > cycles(large, 1)[0]
+
+
+def test_conv2d_nhwc_splitk_is_chosen_for_a_small_output():
+    """examples/conv2d_nhwc.tri: its split-K kernel's grid has SPLITK program instances a tile;
+    at conv2d_s2's 1568 output rows the model splits, at 25088 rows it does not."""
+    path = ROOT / "examples" / "conv2d_nhwc.tri"
+    small = Compilation(path, CompileOptions(arch="sm_90a", defines={"TYPE": "half"},
+                                             hint=dict(M=1568, N=128, K=1152)))
+    large = Compilation(path, CompileOptions(arch="sm_90a", defines={"TYPE": "half"},
+                                             hint=dict(M=25088 * 16, N=128, K=1152)))
+    assert small.tunables["SPLITK"] > 1
+    assert large.tunables["SPLITK"] == 1

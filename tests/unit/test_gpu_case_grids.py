@@ -16,7 +16,8 @@ def grids(case_name, arch="sm_90a"):
     case = CASE_BY_NAME[case_name]
     comp = Compilation(by_name(case.example).path,
                        CompileOptions(defines=dict(case.defines), tune=dict(case.tune), arch=arch,
-                                      num_warps=case.num_warps, specialize=True))
+                                      num_warps=case.num_warps, specialize=True, hint=dict(case.hint),
+                                      allow_tf32=case.allow_tf32))
     return comp.grids, comp.tunables
 
 
@@ -45,11 +46,14 @@ def test_default_build_matmul_grid_follows_the_chosen_tile(arch):
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
 def test_splitk_grid_follows_the_chosen_tiles_and_split(arch):
-    """splitk_matmul's case passes no tile -D: its grid is the chosen tiles' and SPLITK's."""
+    """splitk_matmul's case passes no tile -D: its grid is the chosen tiles' and SPLITK's, the
+    split ranked by the cost model from the kernel's grid at the case's hint."""
     g, tun = grids("splitk_matmul", arch)
     got = evaluate_grid(g["splitk_matmul"], dict(M=1001, N=776, K=550))
     assert got == (cdiv(1001, tun["TM"]) * cdiv(776, tun["TN"]), 1, tun["SPLITK"])
-    assert tun["SPLITK"] == 4  # the first candidate: the cost model does not rank the split
+    # the cost model's split at the case's hint: 1024x1024 is at most 64 output tiles, too few
+    # for the GPU (sm_90a: 128x256 tiles in 4 slices; sm_80: 128x128 in 8)
+    assert tun["SPLITK"] == {"sm_90a": 4, "sm_80": 8}[arch]
 
 
 def test_bmm_grid_follows_the_tiles():
@@ -71,6 +75,9 @@ def test_conv_cases_grid():
             args = {"conv2d": dict(M=25_000, N=100, K=99), "conv2d_nhwc": dict(M=25_000, N=100),
                     "shift_conv": dict(M=25_000, K=100)}[kernel]
             assert evaluate_grid(g[kernel], args) == (cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]))
+            if kernel == "conv2d_nhwc":
+                assert evaluate_grid(g["conv2d_nhwc_splitk"], args) == (
+                    cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]), tun["SPLITK"])
             seen += 1
     assert seen == 7
 

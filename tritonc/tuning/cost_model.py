@@ -33,7 +33,12 @@ The model, per configuration (``TM x TN x TK`` dot tile, ``W`` warps, ``S`` stag
    deeper pipeline win when it fits.
 5. **Waves**: ``ceil(M / TM) * ceil(N / TN)`` output tiles over ``SMs * c`` slots; the time is
    ``waves * (ceil(K / TK) * round + latency + epilogue)``, so a tile too large for a small
-   problem leaves SMs idle and loses.
+   problem leaves SMs idle and loses. When the kernel's ``__grid``, evaluated at the problem
+   size, launches ``s >= 2`` times as many program instances as there are tiles (split-K:
+   ``splitk_matmul``, ``conv2d_nhwc_splitk``), the ``s`` instances of a tile each take
+   ``ceil(K / TK) / s`` steps and add their tile in fp32 (an epilogue four times a 16-bit
+   store's), over ``s`` times the waves' slots: a split pays where the tiles alone leave SMs
+   idle, and costs an epilogue a split where they do not.
 6. **Gathered operands** (:func:`gathered`: loaded through a pointer tile with no contiguity,
    one element per instruction): ``gather_cycles`` issue cycles per gathered element a trip,
    a term of the norm times the resident CTAs, and, under 4 bytes (staged through registers),
@@ -188,6 +193,10 @@ class DotTile:
         gather_a, gather_b: the operand is loaded through a pointer tile with no contiguity in
             any dimension (a gather: conv2d's A, ``pa0[m] + AOFF[k]``), one element per
             instruction (:func:`gathered`).
+        programs: the program instances the kernel's ``__grid`` launches at the problem size
+            (``None``: no grid, or one the problem's sizes do not decide). More than the output
+            tiles means a split reduction (split-K: ``programs / tiles`` instances share a tile,
+            each taking that share of the ``K`` steps, adding its partial tile atomically).
     """
 
     kernel: str
@@ -205,6 +214,7 @@ class DotTile:
     batch: int = 1
     gather_a: bool = False
     gather_b: bool = False
+    programs: int | None = None
 
     def wgmma_n(self, num_warps: int) -> int | None:
         return dict(self.wgmma).get(num_warps)
@@ -404,6 +414,9 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     # waves over the SMs (step 5); a problem with fewer tiles than slots leaves them empty
     M, N, K, B = problem["M"], problem["N"], problem["K"], problem.get("B", 1)
     tiles = math.ceil(M / tile.m) * math.ceil(N / tile.n) * math.ceil(B / nb)
+    # a grid with more program instances than output tiles splits the reduction (step 5)
+    split = tile.programs // tiles if tile.programs is not None and tile.programs >= 2 * tiles else 1
+    tiles *= split
     waves = math.ceil(tiles / (gpu.sm_count * ctas))
     resident = min(ctas, math.ceil(tiles / gpu.sm_count))
     # 4. one round: every resident CTA takes one TK step
@@ -422,8 +435,9 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     t_gather = gpu.gather_cycles * gathered_elems  # issue slots: the SM's, shared by its CTAs
     round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, resident * t_gather,
                            latency) + gpu.step_overhead
-    steps = math.ceil(K / tile.k) if tile.in_loop else 1
-    epilogue = resident * nb * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes
+    steps = math.ceil(math.ceil(K / tile.k) / split) if tile.in_loop else 1
+    # the tile written (as 16-bit elements), or with a split added in fp32 by read-modify-write
+    epilogue = resident * nb * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes * (4 if split > 1 else 1)
     cycles = waves * (steps * round_cycles + gpu.latency + epilogue)
     flops_done = 2.0 * M * N * B * (K if tile.in_loop else tile.k)
     return DotEstimate(tile, instruction, shared, registers, ctas, tiles, waves, cycles, flops_done), None
