@@ -261,47 +261,38 @@ def _padded(torch, rows: int, cols: int, dtype, mult: int = 8):
     return torch.randn(rows, _round_up(cols, mult), device="cuda", dtype=dtype)[:, :cols]
 
 
-def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None) -> Case:
-    """Implicit-GEMM conv2d, 3x3 filter, ``hw`` x ``hw`` images; size = (N, C, K). No tile or
-    shape -D: the tiles are the cost model's, the shape is passed at run time, the grid is the
-    kernel's ``__grid``. For float32, ``allow_tf32`` says which comparison the row is:
-    ``True``: tritonc built with ``--allow-tf32`` (tensor cores, TF32 inputs) against torch with
-    cuDNN's TF32 on (torch's default for convolutions); ``False``: full fp32 on both sides
-    (tritonc's FMA path, torch with ``torch.backends.cudnn.allow_tf32 = False``)."""
-    R = S = 3
+#: the convolution cases' filter: R x S = 3 x 3
+_CONV_RS = 3
+
+
+def _conv_case(name: str, example: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None,
+               inputs, launch, nchw=lambda t: t) -> Case:
+    """What the convolution cases share: torch's conv2d on the NCHW views ``nchw`` gives of the
+    stored ``x``, ``w`` (and of tritonc's Y), with cuDNN's TF32 switch as ``allow_tf32`` says, the
+    float64 reference, the work, the defines, the tolerance, the bench size (N, C, K) and its
+    ``--hint``. ``launch(mod, torch, a)`` runs tritonc's kernel and returns Y as stored. For
+    float32, ``allow_tf32`` says which comparison the row is: ``True``: tritonc built with
+    ``--allow-tf32`` (tensor cores, TF32 inputs) against torch with cuDNN's TF32 on (torch's
+    default for convolutions); ``False``: full fp32 on both sides (torch with
+    ``torch.backends.cudnn.allow_tf32 = False``)."""
+    R = S = _CONV_RS
     P = (hw + 2 * pad - R) // stride + 1
 
-    def inputs(torch, size):
-        n, c, k = size
-        dt = getattr(torch, dtype)
-        x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
-        w = (torch.randn(k, c, R, S, device="cuda") / (c * R * S) ** 0.5).to(dt)
-        i = torch.arange(c * R * S, device="cuda")
-        aoff = ((i // (R * S)) * hw * hw + (i // S) % R * hw + i % S).to(torch.int32)
-        y, ybuf = poison(torch, (n, k, P, P), dt)
-        return dict(x=x, w=w, aoff=aoff, y=y, bufs=[ybuf])
-
     def run(mod, torch, a, which):
-        x, w, y = a["x"], a["w"], a["y"]
-        n, c = x.shape[:2]
-        k = w.shape[0]
         if which == "tritonc":
-            m, crs = n * P * P, c * R * S
-            mod.conv2d(x, w, y, a["aoff"], m, k, crs, hw, hw, R, S, P, P, stride, stride, pad, pad,
-                       c * hw * hw, hw, crs, k * P * P, P * P, P)
-            return [y]
+            return [nchw(launch(mod, torch, a))]
         if which == "torch":
             old = torch.backends.cudnn.allow_tf32
             if allow_tf32 is not None:
                 torch.backends.cudnn.allow_tf32 = allow_tf32
             try:
-                return [torch.nn.functional.conv2d(x, w, stride=stride, padding=pad)]
+                return [torch.nn.functional.conv2d(nchw(a["x"]), nchw(a["w"]), stride=stride, padding=pad)]
             finally:
                 torch.backends.cudnn.allow_tf32 = old
         _no_triton(name)
 
     def reference(torch, a):
-        return [torch.nn.functional.conv2d(a["x"].double(), a["w"].double(), stride=stride, padding=pad)]
+        return [torch.nn.functional.conv2d(nchw(a["x"]).double(), nchw(a["w"]).double(), stride=stride, padding=pad)]
 
     def work(s):
         n, c, k = s
@@ -314,21 +305,51 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf
     # the implicit GEMM's sizes at the bench shape, as a user compiling for it passes them:
     # conv2d_s2's 1568 output rows fill 50 CTAs of 64x64 tiles on 132 SMs
     hint = {"M": bench[0] * P * P, "N": bench[2], "K": bench[1] * R * S}
-    return Case(name, "conv2d", defines, [(1, 3, 17), (3, 37, 100), (2, 64, 64)], bench,
+    # check sizes: C not a multiple of 16 (generic kernels), then multiples (16-byte variants)
+    return Case(name, example, defines, [(1, 3, 17), (3, 37, 100), (2, 64, 64)], bench,
                 inputs, run, reference, work, tol=tol, allow_tf32=bool(allow_tf32), hint=hint)
+
+
+def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None) -> Case:
+    """examples/conv2d.tri: implicit-GEMM conv2d (NCHW, a host-built offset table), 3x3 filter,
+    ``hw`` x ``hw`` images; size = (N, C, K). No tile or shape -D: the tiles are the cost
+    model's, the shape is passed at run time, the grid is the kernel's ``__grid``;
+    ``allow_tf32`` as :func:`_conv_case` says."""
+    R = S = _CONV_RS
+    P = (hw + 2 * pad - R) // stride + 1
+
+    def inputs(torch, size):
+        n, c, k = size
+        dt = getattr(torch, dtype)
+        x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
+        w = (torch.randn(k, c, R, S, device="cuda") / (c * R * S) ** 0.5).to(dt)
+        i = torch.arange(c * R * S, device="cuda")
+        aoff = ((i // (R * S)) * hw * hw + (i // S) % R * hw + i % S).to(torch.int32)
+        y, ybuf = poison(torch, (n, k, P, P), dt)
+        return dict(x=x, w=w, aoff=aoff, y=y, bufs=[ybuf])
+
+    def launch(mod, torch, a):
+        x, w, y = a["x"], a["w"], a["y"]
+        n, c = x.shape[:2]
+        k = w.shape[0]
+        m, crs = n * P * P, c * R * S
+        mod.conv2d(x, w, y, a["aoff"], m, k, crs, hw, hw, R, S, P, P, stride, stride, pad, pad,
+                   c * hw * hw, hw, crs, k * P * P, P * P, P)
+        return y
+
+    return _conv_case(name, "conv2d", dtype, hw, stride, pad, allow_tf32, inputs, launch)
 
 
 def _conv2d_nhwc_case(name: str, dtype: str, hw: int, stride: int, pad: int,
                       allow_tf32: bool | None = None, splitk: bool = False) -> Case:
-    """examples/conv2d_nhwc.tri: implicit-GEMM conv2d on channels-last tensors, 3x3 filter,
-    ``hw`` x ``hw`` images; size = (N, C, K). No tile or shape -D (the cost model's tiles, the
-    hint of the bench shape), the kernel's ``__grid``. torch runs the same tensors as
-    ``torch.channels_last`` views (X [N, H, W, C] permuted to NCHW, W [K, R, S, C] to KCRS), so
-    cuDNN reads and writes the same memory layout. ``allow_tf32`` as for :func:`_conv2d_case`.
-    ``splitk``: the kernel ``conv2d_nhwc_splitk`` (its SPLITK the file's default), float Y
-    zeroed before every launch as the example asks of its caller, the memset timed with it."""
+    """examples/conv2d_nhwc.tri: implicit-GEMM conv2d on channels-last tensors, as
+    :func:`_conv2d_case`. torch runs the same tensors as ``torch.channels_last`` views (X
+    [N, H, W, C] permuted to NCHW, W [K, R, S, C] to KCRS), so cuDNN reads and writes the same
+    memory layout. ``splitk``: the kernel ``conv2d_nhwc_splitk`` (its SPLITK the cost model's),
+    float Y zeroed before every launch as the example asks of its caller, the memset timed
+    with it."""
     kernel = "conv2d_nhwc_splitk" if splitk else "conv2d_nhwc"
-    R = S = 3
+    R = S = _CONV_RS
     P = (hw + 2 * pad - R) // stride + 1
 
     def inputs(torch, size):
@@ -339,42 +360,16 @@ def _conv2d_nhwc_case(name: str, dtype: str, hw: int, stride: int, pad: int,
         y, ybuf = poison(torch, (n, P, P, k), torch.float32 if splitk else dt)
         return dict(x=x, w=w, y=y, bufs=[ybuf])
 
-    def run(mod, torch, a, which):
+    def launch(mod, torch, a):
         x, w, y = a["x"], a["w"], a["y"]
         n, _, _, c = x.shape
-        k = w.shape[0]
-        if which == "tritonc":
-            if splitk:
-                y.zero_()
-            getattr(mod, kernel)(x, w, y, n * P * P, k, c, hw, hw, R, S, P, P, stride, stride, pad, pad)
-            return [y.permute(0, 3, 1, 2)]
-        if which == "torch":
-            old = torch.backends.cudnn.allow_tf32
-            if allow_tf32 is not None:
-                torch.backends.cudnn.allow_tf32 = allow_tf32
-            try:
-                return [torch.nn.functional.conv2d(x.permute(0, 3, 1, 2), w.permute(0, 3, 1, 2),
-                                                   stride=stride, padding=pad)]
-            finally:
-                torch.backends.cudnn.allow_tf32 = old
-        _no_triton(name)
+        if splitk:
+            y.zero_()
+        getattr(mod, kernel)(x, w, y, n * P * P, w.shape[0], c, hw, hw, R, S, P, P, stride, stride, pad, pad)
+        return y
 
-    def reference(torch, a):
-        return [torch.nn.functional.conv2d(a["x"].permute(0, 3, 1, 2).double(),
-                                           a["w"].permute(0, 3, 1, 2).double(), stride=stride, padding=pad)]
-
-    def work(s):
-        n, c, k = s
-        esize = 2 if dtype == "float16" else 4
-        return (esize * (n * c * hw * hw + k * c * R * S + n * k * P * P), 2 * n * P * P * k * c * R * S)
-
-    defines = {"TYPE": "half" if dtype == "float16" else "float"}
-    tol = 1e-2 if dtype == "float16" or allow_tf32 else 1e-5
-    bench = (32, 128, 128)
-    hint = {"M": bench[0] * P * P, "N": bench[2], "K": bench[1] * R * S}
-    # check sizes: C not a multiple of 16 (the generic kernel), then multiples (the 16-byte variant)
-    return Case(name, "conv2d_nhwc", defines, [(1, 3, 17), (3, 37, 100), (2, 64, 64)], bench,
-                inputs, run, reference, work, tol=tol, allow_tf32=bool(allow_tf32), hint=hint)
+    return _conv_case(name, "conv2d_nhwc", dtype, hw, stride, pad, allow_tf32, inputs, launch,
+                      nchw=lambda t: t.permute(0, 3, 1, 2))
 
 
 def _cross_entropy_case(kernel: str) -> Case:
