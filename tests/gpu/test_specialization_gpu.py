@@ -67,12 +67,13 @@ def test_softmax_variant_and_generic_agree_with_torch(tmp_path):
 def test_copy3d_unit_strides_take_the_eq1_variants(tmp_path):
     """permute.tri's copy3d: the innermost strides are run-time ints; equal to 1 they select
     ``__spec_s1_d16`` (sizes and outer strides multiples of 16) or ``__spec_s1`` (odd sizes);
-    a non-unit innermost stride the generic kernel. All agree with torch."""
+    a non-unit innermost stride the generic kernel (no all-div16 variant is built: without a
+    unit stride its facts widen no access). All agree with torch."""
     comp = Compilation(EXAMPLES / "permute.tri", CompileOptions(
         kernel="copy3d", defines={"TYPE": "float", "T0": "8", "T1": "16", "T2": "16"}, arch=GPU_ARCH))
     module = module_from_source(comp.python_module, "spec_launcher")
     assert [v["name"] for v in module.metadata["copy3d"]["variants"]] == [
-        "copy3d__spec_s1_d16", "copy3d__spec_s1", "copy3d__spec16"]
+        "copy3d__spec_s1_d16", "copy3d__spec_s1"]
     cases = ((torch.randn(16, 32, 64, device="cuda"), "copy3d__spec_s1_d16"),
              (torch.randn(5, 7, 33, device="cuda"), "copy3d__spec_s1"),
              (torch.randn(16, 64, 32, device="cuda").transpose(1, 2), "copy3d"))
@@ -82,5 +83,29 @@ def test_copy3d_unit_strides_take_the_eq1_variants(tmp_path):
         module.copy3d(y, x, *x.shape, *x.stride(), *y.stride())
         torch.cuda.synchronize()
         torch.testing.assert_close(y, x)
+        seen.add(symbol)
+        assert launched(module) == sorted(seen)
+
+
+def test_conv2d_nhwc_variant_asks_only_for_the_facts_that_widen_its_copies(tmp_path):
+    """examples/conv2d_nhwc.tri: its 16-byte variant needs C and K multiples of 16 and aligned
+    tensors, not the image's height and width (specialize's pruning): a 28 x 28 image with 64
+    channels runs ``conv2d_nhwc__spec16``, 20 channels the generic kernel; both agree with
+    torch on channels-last views."""
+    comp = Compilation(EXAMPLES / "conv2d_nhwc.tri", CompileOptions(
+        kernel="conv2d_nhwc", defines={"TYPE": "half", "TM": "64", "TN": "64", "TK": "32"}, arch=GPU_ARCH))
+    module = module_from_source(comp.python_module, "spec_launcher")
+    (variant,) = module.metadata["conv2d_nhwc"]["variants"]
+    assert variant["name"] == "conv2d_nhwc__spec16"
+    assert variant["facts"] == {"N": "div16", "C": "div16"}
+    seen = set()
+    for c, symbol in ((64, "conv2d_nhwc__spec16"), (20, "conv2d_nhwc")):
+        x = torch.randn(2, 28, 28, c, device="cuda", dtype=torch.float16)
+        w = (torch.randn(48, 3, 3, c, device="cuda") / (9 * c) ** 0.5).half()
+        y = torch.full((2, 28, 28, 48), float("nan"), device="cuda", dtype=torch.float16)
+        module.conv2d_nhwc(x, w, y, 2 * 28 * 28, 48, c, 28, 28, 3, 3, 28, 28, 1, 1, 1, 1)
+        torch.cuda.synchronize()
+        want = torch.nn.functional.conv2d(x.permute(0, 3, 1, 2).float(), w.permute(0, 3, 1, 2).float(), padding=1)
+        torch.testing.assert_close(y.permute(0, 3, 1, 2).float(), want, rtol=1e-2, atol=1e-2)
         seen.add(symbol)
         assert launched(module) == sorted(seen)
