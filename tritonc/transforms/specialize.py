@@ -171,11 +171,12 @@ def stride_like_params(f: Function) -> set[int]:
 def access_facts(f: Function) -> tuple:
     """What the later passes read off axis info for each tile access of ``f``, with ``f``'s
     parameter attributes as they are now: per memory op, in program order, the pointer's order
-    of dimensions and its contiguity along the first (coalescing), its widest access (:meth:`AxisInfoAnalysis.max_vector_elems`:
-    the layout's vector width, ``cp.async`` sizes, the lowering's) and how many elements its
-    mask is constant over along the fastest dimension, up to one access (16 bytes of contiguous
-    elements: whether a copy can be masked per vector). Two attribute sets with equal access facts give the same
-    layouts and vector widths."""
+    of dimensions and its contiguity along the first (coalescing), its widest access
+    (:meth:`AxisInfoAnalysis.max_vector_elems`: the layout's vector width, ``cp.async`` sizes,
+    the lowering's) and how many elements its mask is constant over along the fastest
+    dimension, up to one access (16 bytes of contiguous elements: whether a copy can be masked
+    per vector). Two attribute sets with equal access facts give the same layouts and vector
+    widths."""
     axis = AxisInfoAnalysis(f)
     out = []
     for op in f.walk():
