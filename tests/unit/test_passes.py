@@ -173,6 +173,14 @@ def test_parse_pipeline_with_options():
         parse_pipeline("inline{max-depth=5")
 
 
+def test_parse_pipeline_boolean_option():
+    """specialize's ``prune`` (on by default) takes true or false, nothing else."""
+    assert parse_pipeline("specialize")[0].prune is True
+    assert parse_pipeline("specialize{prune=false}")[0].prune is False
+    with pytest.raises(ValueError, match="option 'prune' of pass 'specialize' expects true or false, got 'maybe'"):
+        parse_pipeline("specialize{prune=maybe}")
+
+
 # --- tritonc-opt -------------------------------------------------------------------------------
 
 def run_opt(argv: list[str], stdin: str = "") -> tuple[int, str, str]:
