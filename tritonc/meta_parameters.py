@@ -98,6 +98,20 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
     return choice, None
 
 
+def program_count(grid_expr, f, tunables: dict[str, int], sizes: dict[str, int]) -> int | None:
+    """How many program instances kernel ``f``'s ``__grid`` (``grid_expr``, its AST) launches
+    with ``tunables`` at problem ``sizes`` (scalar arguments by name); ``None`` where the sizes
+    do not decide it."""
+    from .frontend.grid import lower_grid
+    from .launcher.grid import evaluate_grid
+
+    try:
+        grid = evaluate_grid(lower_grid(grid_expr, f, tunables), sizes)
+    except (CompileError, KeyError, ValueError):
+        return None
+    return math.prod(max(0, g) for g in grid)
+
+
 def _with_programs(tiles: list, module, tu, tunables: dict[str, int], options: CompileOptions) -> list:
     """``tiles`` with ``programs`` set: the program instances each kernel's ``__grid`` launches
     at the problem size (:data:`~tritonc.tuning.cost_model.LARGE_PROBLEM` and ``--hint``, read
@@ -105,20 +119,12 @@ def _with_programs(tiles: list, module, tu, tunables: dict[str, int], options: C
     and those sizes decide it."""
     if options.grid is not None or not tiles:
         return tiles
-    from .frontend.grid import lower_grid
-    from .launcher.grid import evaluate_grid
     from .tuning import cost_model as cm
 
     grids = {fdef.name: fdef.grid for fdef in tu.functions if fdef.grid is not None}
     sizes = dict(cm.LARGE_PROBLEM, **(options.hint or {}))
-    programs = {}
-    for f in module.functions:
-        if f.kind == "kernel" and f.name in grids:
-            try:
-                grid = evaluate_grid(lower_grid(grids[f.name], f, tunables), sizes)
-            except (CompileError, KeyError, ValueError):
-                continue
-            programs[f.name] = math.prod(max(0, g) for g in grid)
+    programs = {f.name: program_count(grids[f.name], f, tunables, sizes)
+                for f in module.functions if f.kind == "kernel" and f.name in grids}
     return [replace(t, programs=programs.get(t.kernel)) for t in tiles]
 
 
@@ -228,9 +234,6 @@ class MemorySpace:
 
     def at(self, sizes: dict[str, int]) -> list:
         """The space at problem ``sizes``."""
-        from .frontend.grid import lower_grid
-        from .launcher.grid import evaluate_grid
-
         space = []
         for (config, module, _), profiles in zip(self.entries, self.profiles):
             tunables = dict(config.tunables)
@@ -239,12 +242,9 @@ class MemorySpace:
                 if f.kind != "kernel" or f.name not in self.grid_exprs:
                     continue
                 per_program = self._program_bytes(f, tunables, sizes)
-                try:
-                    grid = evaluate_grid(lower_grid(self.grid_exprs[f.name], f, tunables), sizes)
-                except (CompileError, KeyError, ValueError):
-                    grid = None
-                if per_program is not None and grid is not None:
-                    traffic[f.name] = per_program * math.prod(max(0, g) for g in grid)
+                programs = program_count(self.grid_exprs[f.name], f, tunables, sizes)
+                if per_program is not None and programs is not None:
+                    traffic[f.name] = per_program * programs
             space.append((config, [replace(p, traffic=traffic.get(p.kernel)) for p in profiles]))
         return space
 
