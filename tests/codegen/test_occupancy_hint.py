@@ -66,3 +66,18 @@ def test_softmax_16384_fits_two_ctas_per_sm():
         pytest.skip("this assembler's log has no resource report")
     for kernel in ("softmax", "softmax__spec16"):
         assert usage[kernel].registers <= 64 and not usage[kernel].spills, usage[kernel]
+
+
+def test_half_loads_held_as_floats_count_as_floats():
+    """rmsnorm's one-pass backward at BLOCK=8192 on 16 warps loads three half tiles and uses
+    them as floats: 48 words a thread, over half the bound of 64, so no hint. Counted as halves
+    (24 words) its one-tile variant (``__spec16_le``) was bounded at 64 registers and spilled."""
+    comp = Compilation(by_name("rmsnorm").path,
+                       CompileOptions(arch="sm_90a", num_warps=16, specialize=True, kernel="rmsnorm_bwd",
+                                      defines={"BLOCK": "8192", "G": "512"}))
+    assert not MIN_CTAS.search(comp.ptx)
+    usage = assemble_ptx(comp.ptx, comp.target).resources
+    if not usage:
+        pytest.skip("this assembler's log has no resource report")
+    assert set(usage) == {"rmsnorm_bwd", "rmsnorm_bwd__spec16_le", "rmsnorm_bwd__spec16"}
+    assert not any(u.spills for u in usage.values()), usage

@@ -129,8 +129,11 @@ def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist, target
     kernels want their registers for accumulators), of 256 to 512 threads (the bound is then
     128 or 64 registers; fewer threads are not bounded by it, more would be bounded too
     tightly), whose two CTAs fit in shared memory, and whose loaded data (``tt.load``
-    results, per thread, in 32-bit words) is at most half the bound, leaving the other half
-    for addresses, masks and temporaries.
+    results, per thread, in 32-bit words, at the width of a cast that widens them: halves
+    used as floats count as floats) is at most half the bound, leaving the other half for
+    addresses, masks and temporaries. (rmsnorm's backward at BLOCK = 8192 on 16 warps loads
+    three half tiles and holds them as floats, 48 words a thread: bounded at 64 registers it
+    spilled.)
 
     Chained-dot kernels (two or more ``tt.dot`` in one loop body: flash attention's ``q @ k``
     and ``p @ v``) get the hint under the same rule, their loaded data being the dots'
@@ -160,8 +163,15 @@ def min_ctas_per_sm(f: Function, num_warps: int, shared_bytes: int, dist, target
         if op.name == "tt.load" and isinstance(op.result.type, TileType):
             el = op.result.type.element
             bits = 64 if isinstance(el, PointerType) else max(8, el.bits)
+            # half data widened to float where it is used is held as floats
+            bits = max([bits] + [u.results[0].type.element.bits for u, _ in op.result.uses
+                                 if u.name in _WIDENING and isinstance(u.results[0].type.element, ScalarType)])
             words += -(-dist(op.result).num_regs * bits // 32)
     return 2 if words <= bound // 2 else None
+
+
+#: Casts after which a loaded tile is held at a wider element type (min_ctas_per_sm).
+_WIDENING = ("arith.extf", "arith.extsi", "arith.extui", "arith.sitofp", "arith.uitofp")
 
 
 _SCALAR_LLVM = {"i1": I1, "i8": I8, "i16": I16, "i32": I32, "i64": I64,
