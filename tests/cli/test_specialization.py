@@ -51,8 +51,9 @@ def test_no_specialize_and_specialize_everywhere():
 @pytest.mark.parametrize("example", ["vector_add", "softmax"])
 def test_spec16_variant_carries_the_assumptions_and_axis_info_sees_them(example):
     comp = Compilation(EXAMPLES_DIR / f"{example}.tri", CompileOptions(defines=BLOCK, specialize=True))
-    generic, spec = comp.ttir.functions
-    assert spec.name == f"{example}__spec16" and spec.attrs["variant_of"] == example
+    # softmax also has softmax__spec16_le (its N <= BLOCK branch decided): test_bound_variant
+    generic, spec = (next(f for f in comp.ttir.functions if f.name == n) for n in (example, f"{example}__spec16"))
+    assert spec.attrs["variant_of"] == example
     read = {v for op in generic.walk() for v in op.operands}
     for arg, garg, attrs, plain in zip(spec.args, generic.args, spec.arg_attrs, generic.arg_attrs):
         key = "aligned" if isinstance(arg.type, PointerType) else "multipleof"
@@ -60,7 +61,7 @@ def test_spec16_variant_carries_the_assumptions_and_axis_info_sees_them(example)
         assert attrs == ({**plain, key: 16} if garg in read else plain), arg.name
     for module in (comp.ttir, comp.ttgir):  # the facts hold before and after layouts
         axis = AxisInfoAnalysis(module)
-        generic, spec = module.functions
+        generic, spec = (next(f for f in module.functions if f.name == n) for n in (example, f"{example}__spec16"))
         for op in memory_ops(spec):
             ptr = op.get("ptr")
             info = axis.info(ptr)
@@ -107,3 +108,35 @@ def test_cli_print_analysis(tmp_path):
     assert "//" not in run.stdout.replace("// ", "")  # stdout is the plain IR
     run = tritonc(VECTOR_ADD, "--print-analysis=bogus", "--emit=ttir", "-o", "-")
     assert run.status == 2 and "unknown analysis 'bogus'" in run.stderr
+
+
+def test_bound_variant_decides_softmax_one_tile_branch():
+    """softmax's ``if (N <= BLOCK)``: ``softmax__spec16_le`` assumes N <= 1024 as well, keeps
+    only the one-tile branch (no loop: fewer registers, measured 47 -> 32 on sm_90a, so more CTAs
+    per SM), is launched first while the bound holds, and refuses a larger N in the interpreter."""
+    import numpy as np
+
+    from tritonc.interpreter import InterpreterError, run_function
+
+    comp = Compilation(EXAMPLES_DIR / "softmax.tri", CompileOptions(defines=BLOCK, num_warps=4, specialize=True))
+    names = [f.name for f in comp.ttir.functions]
+    assert names == ["softmax", "softmax__spec16_le", "softmax__spec16"]
+    le = comp.ttir.functions[1]
+    n = next(i for i, a in enumerate(le.args) if a.name == "N")
+    assert le.arg_attrs[n]["at_most"] == 1024 and le.arg_attrs[n]["multipleof"] == 16
+    assert not any(op.name == "scf.for" for op in le.walk())
+    assert any(op.name == "scf.for" for op in comp.ttir.functions[2].walk())
+    (kernel,) = comp.kernels
+    assert [(v.name, v.describe()) for v in kernel.variants][0] == (
+        "softmax__spec16_le", "Y % 16 == 0, X % 16 == 0, stride_y % 16 == 0, stride_x % 16 == 0, N % 16 == 0, N <= 1024")
+    regs = {k: u.registers for k, u in comp.resources.items()}
+    assert regs["softmax__spec16_le"] < regs["softmax__spec16"], regs
+    # the interpreter runs the variant where its facts hold, and refuses it where they don't
+    x = np.random.default_rng(0).standard_normal((2, 1024)).astype(np.float32)
+    y = np.zeros_like(x)
+    run_function(comp.ttir, "softmax__spec16_le", 2, [y, x, 1024, 1024, 1024, 2])
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5)
+    wide = np.zeros((1, 2048), np.float32)
+    with pytest.raises(InterpreterError, match="is above 1024, the bound this specialised variant assumes"):
+        run_function(comp.ttir, "softmax__spec16_le", 1, [wide, wide, 2048, 2048, 2048, 1])

@@ -399,3 +399,25 @@ def test_variant_with_big_shared_memory_gets_the_limit_raised(tmp_path):
         f"CALL cuFuncSetAttribute name=vector_add__spec16 attribute="
         f"{CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES} value={80 * 1024}"]
     assert " shared=81920 " in calls(lines, "cuLaunchKernel")[0]
+
+
+def test_launch_dispatches_on_a_bound(tmp_path):
+    """``le1024``: the C test ``(n <= 1024u)`` (n is unsigned here) picks the variant with the one-tile branch decided."""
+    import dataclasses
+
+    from tritonc.launcher.signature import KernelVariant
+
+    k = dataclasses.replace(make_kernel("strided", STRIDED_PARAMS, ll_name="vector_add.ll"), variants=(
+        KernelVariant("strided__spec16_le", (("x", "align16"), ("n", "div16"), ("n", "le1024"))),
+        KernelVariant("strided__spec16", (("x", "align16"), ("n", "div16")))))
+    text = generate_c_header(k)
+    assert "(n <= 1024u)" in text and "when x % 16 == 0, n % 16 == 0, n <= 1024" in text
+    lines = build_and_run(tmp_path, text, """
+    fake_num_params = 3; fake_param_sizes[0] = 8; fake_param_sizes[1] = 8; fake_param_sizes[2] = 4;
+    fake_current_context = fake_context(1);
+    CHECK(strided(NULL, 1, 1, 1, 0x1000, 1, 1024));   /* n <= 1024 */
+    CHECK(strided(NULL, 1, 1, 1, 0x1000, 1, 1040));   /* above the bound */
+    CHECK(strided(NULL, 1, 1, 1, 0x1000, 1, 1000));   /* under it, not a multiple of 16 */
+    """)
+    launches = [line.split(" name=")[1].split()[0] for line in calls(lines, "cuLaunchKernel")]
+    assert launches == ["strided__spec16_le", "strided__spec16", "strided"]

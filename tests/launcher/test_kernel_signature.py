@@ -7,7 +7,7 @@ import pytest
 
 from fixture_kernels import VECTOR_ADD_PARAMS, make_kernel
 from tritonc.launcher.signature import (FACTS, SCALAR_TYPES, CompiledKernel, KernelParam, KernelSignature,
-                                        KernelVariant, parse_signature_lines)
+                                        KernelVariant, bound_fact_name, fact, is_fact, parse_signature_lines)
 
 
 def test_scalar_type_table():
@@ -91,7 +91,7 @@ def test_variant_validation():
     assert v.describe() == "n == 1, x % 16 == 0"
     assert v.to_dict() == {"name": "k__spec_s1", "facts": {"n": "eq1", "x": "align16"},
                            "specialization": "n == 1, x % 16 == 0", "shared_bytes": 0}
-    with pytest.raises(ValueError, match="unknown fact 'eq2'; expected one of eq1, div16, align16"):
+    with pytest.raises(ValueError, match="unknown fact 'eq2'; expected one of eq1, div16, align16 or le<K>"):
         KernelVariant("k__v", (("n", "eq2"),))
     with pytest.raises(ValueError, match="needs at least one fact"):
         KernelVariant("k__v", ())
@@ -102,3 +102,26 @@ def test_variant_validation():
         dataclasses.replace(k, variants=(KernelVariant("k__v", (("n", "align16"),)),))
     with pytest.raises(ValueError, match="assumes something of 'q', which is not a parameter"):
         dataclasses.replace(k, variants=(KernelVariant("k__v", (("q", "div16"),)),))
+
+
+def test_bound_facts():
+    """``le<K>``: the integer is at most K (signed), the fact of a branch decided at launch."""
+    le = fact("le1024")
+    assert le.kind == "scalar" and le.at_most == 1024 and bound_fact_name(1024) == "le1024"
+    assert [le.holds(v) for v in (-5, 0, 1024, 1025, 2**40)] == [True, True, True, False, False]
+    assert fact("le-3").holds(-3) and not fact("le-3").holds(-2)
+    assert le.python == "v <= 1024" and le.describe("N") == "N <= 1024"
+    assert le.c_test(KernelParam("N", "scalar", "int32"), "N") == "(N <= 1024)"
+    assert le.c_test(KernelParam("N", "scalar", "int64"), "N") == "(N <= INT64_C(1024))"
+    assert le.c_test(KernelParam("N", "scalar", "uint32"), "N") == "(N <= 1024u)"
+    assert fact("le-1").c_test(KernelParam("N", "scalar", "uint64"), "N") == "0"  # no unsigned value
+    assert fact("div16") is FACTS["div16"] and is_fact("le7") and not is_fact("le") and not is_fact("lt7")
+    with pytest.raises(KeyError):
+        fact("ge16")
+    # two facts of one parameter: the metadata lists both
+    v = KernelVariant("k__spec16_le", (("x", "align16"), ("n", "div16"), ("n", "le1024")))
+    assert v.describe() == "x % 16 == 0, n % 16 == 0, n <= 1024"
+    assert v.to_dict()["facts"] == {"x": "align16", "n": ["div16", "le1024"]}
+    k = make_kernel("vector_add", VECTOR_ADD_PARAMS)
+    with pytest.raises(ValueError, match="assumes le16 of 'x', which needs an integer parameter"):
+        dataclasses.replace(k, variants=(KernelVariant("k__v", (("x", "le16"),)),))

@@ -548,3 +548,24 @@ def test_launch_dispatches_on_a_unit_stride(tmp_path):
     launches = [e[5] for e in core.log if e[0] == "launch"]
     assert launches == ["strided__spec_s1_d16", "strided__spec16", "strided__spec_s1_d16", "strided", "strided",
                         "strided"]
+
+
+def test_launch_dispatches_on_a_bound(tmp_path):
+    """A variant that assumes ``n <= 1024`` (its one-tile branch decided) runs first while the
+    bound holds; the module's fact tests include the bound."""
+    import dataclasses
+
+    from tritonc.launcher.signature import KernelVariant
+
+    k = dataclasses.replace(make_kernel("rows", (KernelParam("x", "pointer", "float32"),
+                                                 KernelParam("n", "scalar", "int32")), ll_name="vector_add.ll"),
+                            variants=(KernelVariant("rows__spec16_le", (("x", "align16"), ("n", "div16"), ("n", "le1024"))),
+                                      KernelVariant("rows__spec16", (("x", "align16"), ("n", "div16")))))
+    sizes = [8, 4]
+    module, core = fake_module(tmp_path, k, {"rows": sizes, "rows__spec16_le": sizes, "rows__spec16": sizes})
+    assert module.metadata["rows"]["variants"][0]["facts"] == {"x": "align16", "n": ["div16", "le1024"]}
+    assert module.metadata["rows"]["variants"][0]["specialization"] == "x % 16 == 0, n % 16 == 0, n <= 1024"
+    for n in (1024, 1040, 16, 1000, -16):
+        module.rows(CAI(0x1000), n, grid=1)
+    launches = [e[5] for e in core.log if e[0] == "launch"]
+    assert launches == ["rows__spec16_le", "rows__spec16", "rows__spec16_le", "rows", "rows__spec16_le"]

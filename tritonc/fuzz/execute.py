@@ -26,7 +26,7 @@ from ..diagnostics import CompileError, DiagnosticSink, SourceManager
 from ..driver import Compilation, frontend
 from ..interpreter import run_function
 from ..launcher.build import variant_facts
-from ..launcher.signature import FACTS
+from ..launcher.signature import fact as fact_named
 from .program import Program
 
 
@@ -83,14 +83,14 @@ SIMULATOR_ALIGNMENT = 256
 def launched_kernel(module, kernel: str, args: list) -> str:
     """The function a launcher runs for ``args``: the first specialised variant of ``kernel``
     (in module order, most specialised first) whose every fact holds, as the launchers test
-    them (:func:`tritonc.launcher.build.variant_facts`, :data:`tritonc.launcher.signature.FACTS`;
+    them (:func:`tritonc.launcher.build.variant_facts`, :func:`tritonc.launcher.signature.fact`;
     an array's address is a multiple of :data:`SIMULATOR_ALIGNMENT`), else ``kernel`` itself."""
     base = next(f for f in module.functions if f.name == kernel)
     for f in module.functions:
         if f.attrs.get("variant_of") != kernel:
             continue
         values = [SIMULATOR_ALIGNMENT if isinstance(a, np.ndarray) else int(a) for a in args]
-        if all(FACTS[fact].holds(values[i]) for i, fact in variant_facts(base, f)):
+        if all(fact_named(fact).holds(values[i]) for i, fact in variant_facts(base, f)):
             return f.name
     return kernel
 

@@ -158,6 +158,10 @@ def _bind_arguments(f: Function, args: Sequence[Any], memory: Memory) -> list:
             if m and t.is_int and int(values[-1]) % m:
                 raise InterpreterError(f"{what} = {int(values[-1])} breaks its __multipleof({m}) promise; "
                                        f"pass a multiple of {m} (the kernel may have been specialised on it)")
+            bound = promises.get("at_most")  # a specialised variant's bound fact (transforms/specialize.py)
+            if bound is not None and t.is_int and int(values[-1]) > bound:
+                raise InterpreterError(f"{what} = {int(values[-1])} is above {bound}, the bound this specialised "
+                                       f"variant assumes; run the kernel itself or a variant whose facts hold")
         else:
             raise InterpreterError(f"{what}: a kernel parameter must be a pointer or a scalar")
     return values

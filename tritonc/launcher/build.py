@@ -5,8 +5,9 @@ pointee type plus the ``unsigned`` parameter attribute (IR integers are signless
 promises ``multipleof`` / ``aligned`` and flags ``noalias`` / ``readonly`` / ``writeonly``.
 A kernel's specialised variants (functions with ``variant_of = "<kernel>"``, made by the
 ``specialize`` pass) become its :class:`KernelVariant` s: their facts (``eq1``, ``div16``,
-``align16``; :data:`~tritonc.launcher.signature.FACTS`) are read from the parameter attributes
-the variant adds (``equal_to = 1``, ``multipleof`` a multiple of 16, ``aligned = 16``).
+``align16``; :data:`~tritonc.launcher.signature.FACTS`; bounds ``le<K>``) are read from the
+parameter attributes the variant adds (``equal_to = 1``, ``multipleof`` a multiple of 16,
+``aligned = 16``, ``at_most = K``).
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import math
 
 from ..ir.core import Function
 from ..ir.types import PointerType, ScalarType, Type
-from .signature import FACTS, CompiledKernel, KernelParam, KernelSignature, KernelVariant
+from ..transforms.specialize import AT_MOST
+from .signature import FACTS, CompiledKernel, KernelParam, KernelSignature, KernelVariant, bound_fact_name
 
 _SIGNED = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
            "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
@@ -81,18 +83,22 @@ def _address_multiple(attrs: dict) -> int:
     return math.lcm(*values) if values else 1
 
 
-def _fact_of(t: Type, generic: dict, variant: dict) -> str | None:
-    """The :data:`~tritonc.launcher.signature.FACTS` name variant attributes ``variant`` add to a
-    parameter of type ``t`` with attributes ``generic`` (``transforms/specialize.py``)."""
+def _facts_of(t: Type, generic: dict, variant: dict) -> list[str]:
+    """The fact names (:func:`~tritonc.launcher.signature.fact`) variant attributes ``variant``
+    add to a parameter of type ``t`` with attributes ``generic`` (``transforms/specialize.py``):
+    ``eq1``, ``div16`` or ``align16``, and a bound ``le<K>`` from ``at_most = K``."""
     if isinstance(t, PointerType):
         m = FACTS["align16"].multiple
-        return "align16" if _address_multiple(variant) % m == 0 and _address_multiple(generic) % m else None
+        return ["align16"] if _address_multiple(variant) % m == 0 and _address_multiple(generic) % m else []
+    out = []
     if variant.get("equal_to") == FACTS["eq1"].equal and generic.get("equal_to") != variant.get("equal_to"):
-        return "eq1"
+        out.append("eq1")
     m = FACTS["div16"].multiple
     if int(variant.get("multipleof") or 1) % m == 0 and int(generic.get("multipleof") or 1) % m:
-        return "div16"
-    return None
+        out.append("div16")
+    if variant.get(AT_MOST) is not None and variant.get(AT_MOST) != generic.get(AT_MOST):
+        out.append(bound_fact_name(variant[AT_MOST]))
+    return out
 
 
 def variant_facts(generic: Function, variant: Function) -> tuple[tuple[int, str], ...]:
@@ -104,10 +110,9 @@ def variant_facts(generic: Function, variant: Function) -> tuple[tuple[int, str]
     """
     out = []
     for i, (a, g, v) in enumerate(zip(generic.args, generic.arg_attrs, variant.arg_attrs)):
-        fact = _fact_of(a.type, g, v)
-        if fact is not None:
-            out.append((i, fact))
-        elif g != v:
+        facts = _facts_of(a.type, g, v)
+        out.extend((i, f) for f in facts)
+        if not facts and g != v:
             raise ValueError(f"variant '{variant.name}': parameter {i} of '{generic.name}' has attributes "
                              f"{v} instead of {g}, which no fact describes")
     return tuple(out)

@@ -35,8 +35,8 @@ Conventions, with their sources:
 * Specialised variants (``CompiledKernel.variants``, e.g. ``K__spec16`` compiled for
   16-byte-aligned pointers and integers divisible by 16, ``K__spec_s1_d16`` also for unit
   innermost strides): after the promise checks the launcher tests each variant's facts on the
-  actual arguments (``signature.FACTS``: ``(X % 16ull) == 0``, ``(N % 16) == 0``,
-  ``(s == 1)``), most specialised first, and launches the first that holds, else ``K``
+  actual arguments (``signature.fact``: ``(X % 16ull) == 0``, ``(N % 16) == 0``,
+  ``(s == 1)``, ``(N <= 1024)``), most specialised first, and launches the first that holds, else ``K``
   itself (Triton's ``link.py`` dispatch, anchors §1). The variants are only entries of the
   module's function table; the public API is the same with or without them.
 * A machine-readable ``// tritonc-kernel: {json}`` line per kernel, like Triton's
@@ -66,7 +66,8 @@ import re
 from collections.abc import Sequence
 
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import C_RESERVED, FACTS, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
+from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
+from tritonc.launcher.signature import fact as fact_named
 from tritonc.version import __version__
 
 #: Above this many bytes of dynamic shared memory a kernel needs an explicit opt-in.
@@ -272,11 +273,11 @@ def _promise_checks(kernel: CompiledKernel, cnames: list[str], mod: str) -> list
 
 def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> list[str]:
     """C statements setting ``tritonc_fn`` to the first variant whose facts hold (each fact's
-    test from :data:`~tritonc.launcher.signature.FACTS`)."""
+    test from :func:`~tritonc.launcher.signature.fact`)."""
     by_name = {p.name: (p, cname) for p, cname in zip(kernel.params, cnames)}
     lines = [f"    unsigned int tritonc_fn = {index}u; /* {kernel.name} */"]
     for i, v in enumerate(kernel.variants):
-        tests = " && ".join(FACTS[fact].c_test(*by_name[name]) for name, fact in v.facts)
+        tests = " && ".join(fact_named(fact).c_test(*by_name[name]) for name, fact in v.facts)
         keyword = "if" if i == 0 else "else if"
         lines.append(f"    {keyword} ({tests})")
         lines.append(f"        tritonc_fn = {index + 1 + i}u; /* {v.name} */")

@@ -18,9 +18,9 @@ The cubin (or the fatbin of a multi-architecture build) is embedded as base64 an
 renames the public names (:func:`prefixed_names`).
 
 A kernel's specialised variants (``CompiledKernel.variants``) are listed in its ``_KernelSpec``;
-the runtime launches the first whose facts (``eq1``, ``div16``, ``align16``: the module's
-``_FACT_TESTS``, written from ``tritonc.launcher.signature.FACTS``) the arguments meet (same
-public API).
+the runtime launches the first whose facts (``eq1``, ``div16``, ``align16``, bounds such as
+``le1024``: the module's ``_FACT_TESTS``, written from ``tritonc.launcher.signature.fact``) the
+arguments meet (same public API).
 
 Parameter names that are Python keywords or collide with ``grid``/``stream`` get a trailing
 underscore; names starting with ``_`` get an ``arg`` prefix. Output is deterministic (no timestamps, no absolute paths) and starts with a
@@ -34,7 +34,7 @@ import os
 from collections.abc import Sequence
 
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import FACTS, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
+from tritonc.launcher.signature import FACTS, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam, fact
 from tritonc.version import __version__
 
 _RUNTIME_MARKER = "# ---- runtime ----\n"
@@ -248,8 +248,9 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
     emit(")")
     emit(f"_module = _CubinModule(_CUBIN, {module_name!r})")
     if any(k.variants for k in kernels):
-        emit("# The facts specialised variants assume, from tritonc.launcher.signature.FACTS.")
-        emit("_FACT_TESTS = {" + ", ".join(f"{n!r}: lambda v: {f.python}" for n, f in FACTS.items()) + "}")
+        emit("# The facts specialised variants assume, from tritonc.launcher.signature.fact.")
+        names = dict.fromkeys([*FACTS, *(f for k in kernels for v in k.variants for _, f in v.facts)])
+        emit("_FACT_TESTS = {" + ", ".join(f"{n!r}: lambda v: {fact(n).python}" for n in names) + "}")
     for k in kernels:
         names = py_param_names(k.params)
         emit("")

@@ -280,48 +280,93 @@ class Fact:
     differential runs' simulator (:meth:`holds`).
 
     Args:
-        name: ``eq1``, ``div16`` or ``align16``.
+        name: ``eq1``, ``div16``, ``align16``, or ``le<K>`` (:func:`fact`).
         kind: ``"scalar"`` (an integer argument's value) or ``"pointer"`` (its address, bytes).
         equal: the value must equal this (``None``: no such test).
         multiple: the value must be a multiple of this (``None``: no such test).
+        at_most: the value must be at most this, as a signed integer (``None``: no such test).
     """
 
     name: str
     kind: str
     equal: int | None = None
     multiple: int | None = None
+    at_most: int | None = None
 
     def holds(self, value: int) -> bool:
         """Whether an argument (the integer, or the address in bytes) has the fact."""
         value = int(value)
         if self.equal is not None:
             return value == self.equal
+        if self.at_most is not None:
+            return value <= self.at_most
         return value % self.multiple == 0
 
     @property
     def python(self) -> str:
         """The test as a Python expression over ``v`` (an int)."""
+        if self.at_most is not None:
+            return f"v <= {self.at_most}"
         return f"v == {self.equal}" if self.equal is not None else f"v % {self.multiple} == 0"
 
     def c_test(self, p: KernelParam, cname: str) -> str:
         """The C condition on argument ``cname`` of parameter ``p``."""
         if p.is_pointer:
             return f"({cname} % {self.multiple}ull) == 0"
-        n = self.equal if self.equal is not None else self.multiple
+        n = next(v for v in (self.equal, self.at_most, self.multiple) if v is not None)
         literal = {"int64": f"INT64_C({n})", "uint64": f"UINT64_C({n})", "uint32": f"{n}u"}.get(p.dtype, str(n))
+        if self.at_most is not None:
+            if p.dtype.startswith("uint") and n < 0:
+                return "0"  # no unsigned value is at most a negative bound
+            return f"({cname} <= {literal})"
         return f"({cname} == {literal})" if self.equal is not None else f"({cname} % {literal}) == 0"
 
     def describe(self, param: str) -> str:
-        """``n == 1`` / ``n % 16 == 0``: the condition in words for comments and docs."""
+        """``n == 1`` / ``n % 16 == 0`` / ``n <= 1024``: the condition in words for comments
+        and docs."""
+        if self.at_most is not None:
+            return f"{param} <= {self.at_most}"
         return f"{param} == {self.equal}" if self.equal is not None else f"{param} % {self.multiple} == 0"
 
 
-#: The facts a variant may assume, by name (the one place describing them).
+#: The facts a variant may assume, by name (the one place describing them), but the bounds.
 FACTS: dict[str, Fact] = {f.name: f for f in (
     Fact("eq1", "scalar", equal=1),
     Fact("div16", "scalar", multiple=16),
     Fact("align16", "pointer", multiple=16),
 )}
+
+#: The name of the fact "an integer is at most K" (``le1024``, ``le-1``): a variant that
+#: assumes it has the branches on ``n <= K`` decided (``transforms/specialize.py``).
+_BOUND_RE = re.compile(r"le(-?[0-9]+)")
+
+
+def bound_fact_name(at_most: int) -> str:
+    """The fact name of "the integer argument is at most ``at_most``": ``le<at_most>``."""
+    return f"le{int(at_most)}"
+
+
+def fact(name: str) -> Fact:
+    """The :class:`Fact` called ``name``: one of :data:`FACTS`, or a bound ``le<K>``.
+
+    Raises:
+        KeyError: no such fact.
+    """
+    if name in FACTS:
+        return FACTS[name]
+    m = _BOUND_RE.fullmatch(name)
+    if m is None:
+        raise KeyError(name)
+    return Fact(name, "scalar", at_most=int(m.group(1)))
+
+
+def is_fact(name: str) -> bool:
+    """Whether ``name`` names a fact (:func:`fact`)."""
+    try:
+        fact(name)
+    except KeyError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -331,7 +376,8 @@ class KernelVariant:
     Args:
         name: the variant's symbol in the cubin (``K__spec16``, ``K__spec_s1_d16``); not a
             host-visible name.
-        facts: ``(parameter name, fact name)`` pairs, fact names from :data:`FACTS`: the
+        facts: ``(parameter name, fact name)`` pairs, fact names from :data:`FACTS` or bounds
+            ``le<K>`` (:func:`fact`; a parameter may have two: ``div16`` and ``le1024``): the
             variant assumes that parameter's argument has that fact.
         shared_bytes: the variant's dynamic shared memory per block.
 
@@ -349,18 +395,24 @@ class KernelVariant:
             raise ValueError(f"variant name {self.name!r} is not a C identifier")
         if not self.facts:
             raise ValueError(f"variant '{self.name}': needs at least one fact")
-        unknown = [f for _, f in self.facts if f not in FACTS]
+        unknown = [f for _, f in self.facts if not is_fact(f)]
         if unknown:
-            raise ValueError(f"variant '{self.name}': unknown fact {unknown[0]!r}; expected one of {', '.join(FACTS)}")
+            raise ValueError(f"variant '{self.name}': unknown fact {unknown[0]!r}; expected one of "
+                             f"{', '.join(FACTS)} or le<K>")
         if type(self.shared_bytes) is not int or self.shared_bytes < 0:
             raise ValueError(f"variant '{self.name}': shared_bytes must be >= 0, got {self.shared_bytes!r}")
 
     def describe(self) -> str:
         """``X % 16 == 0, s == 1``: the launch condition, for comments and docs."""
-        return ", ".join(FACTS[f].describe(p) for p, f in self.facts)
+        return ", ".join(fact(f).describe(p) for p, f in self.facts)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "facts": dict(self.facts), "specialization": self.describe(),
+        by_param: dict[str, list[str]] = {}
+        for p, f in self.facts:
+            by_param.setdefault(p, []).append(f)
+        # one fact: its name; several of one parameter (div16 and le1024): the list of them
+        facts = {p: fs[0] if len(fs) == 1 else fs for p, fs in by_param.items()}
+        return {"name": self.name, "facts": facts, "specialization": self.describe(),
                 "shared_bytes": self.shared_bytes}
 
 
@@ -442,7 +494,7 @@ class CompiledKernel:
                                  f"'{unknown[0]}', which is not a parameter")
             by_name = {p.name: p for p in self.params}
             for p, f in v.facts:
-                want = FACTS[f].kind
+                want = fact(f).kind
                 if by_name[p].kind != want or (want == "scalar" and not by_name[p].scalar_type.is_integer):
                     needs = "an integer" if want == "scalar" else "a pointer"
                     raise ValueError(f"kernel '{self.name}': variant '{v.name}' assumes {f} of '{p}', "

@@ -47,8 +47,21 @@ are not built when the unit strides change no access either (bmm's batch stride 
 matrix a program instance: that axis has one element). Kernels that call
 device functions keep every fact (their accesses there are not seen before ``inline``).
 
+**Bounds** (``le<K>``, parameter attribute ``at_most = K``): a kernel whose body branches on
+an integer parameter compared with a constant (``if (N <= BLOCK)``: the row fits one tile,
+else a loop over tiles) gets one more variant, on top of its most specialised one (or of the
+kernel itself), that assumes the parameter is at most K, K the smallest bound of those
+branches (:func:`bound_facts`; signed ``<``, ``<=``, ``>``, ``>=`` of an ``scf.if`` of the
+kernel's body, not one nested in another branch or loop). Each comparison the bound decides
+is replaced by its value, so ``canonicalize`` keeps only the branch taken: the registers of the
+other branch's tiles are no longer the kernel's. softmax at BLOCK = 1024 on 4 warps went from
+47 to 32 registers (16 CTAs an SM instead of 10) and from 0.95x to 1.01x Triton's speed at
+4096 x 1024 on an H100 (``benchmarks/RESULTS.md``, session 9). The variant is named
+``K__spec16_le`` (``K__spec_le`` on the kernel itself) and launched first while its facts
+hold; a launch with a larger value runs the variant below it.
+
 **Variants, most specialised first, at most** :data:`MAX_VARIANTS` **per kernel** (plus the
-generic kernel itself):
+generic kernel itself, and the bounded variant):
 
 1. ``K__spec_s1_d16``: the stride-like integers equal 1, every other eligible integer is a
    multiple of 16, every eligible pointer 16-byte aligned;
@@ -91,6 +104,8 @@ from ..passes import AnalysisManager, Pass, register_pass
 VARIANT_OF = "variant_of"
 #: The parameter attribute of the ``eq1`` fact (the argument equals this value).
 EQUAL_TO = "equal_to"
+#: The parameter attribute of a bound fact ``le<K>`` (the argument is at most K, signed).
+AT_MOST = "at_most"
 #: Specialised variants per kernel, at most (the generic kernel comes on top).
 MAX_VARIANTS = 3
 #: The divisibility (integers) and alignment in bytes (pointers) of ``div16`` / ``align16``.
@@ -233,6 +248,71 @@ def _variant(f: Function, attrs: list[dict[str, Any]], ones: set[int]) -> Functi
     return variant
 
 
+#: ``P pred C`` (``arith.cmpi``, signed) decided by the fact ``P <= K``:
+#: predicate -> (K - C, the comparison's value under the fact).
+_DECIDED_BY_BOUND = {"sle": (0, True), "slt": (-1, True), "sgt": (0, False), "sge": (-1, False)}
+#: ``C pred P`` is ``P swapped[pred] C``.
+_SWAPPED = {"sle": "sge", "slt": "sgt", "sgt": "slt", "sge": "sle"}
+
+
+def bound_comparison(op, params: dict[Value, int]) -> tuple[int, int, bool] | None:
+    """``(parameter index, K, value)`` when ``op`` is a scalar signed ``arith.cmpi`` of an
+    integer parameter (in ``params``, possibly sign-extended) with a constant that the fact
+    "the parameter is at most K" decides, to ``value``; else ``None``."""
+    if op.name != "arith.cmpi" or isinstance(op.results[0].type, TileType):
+        return None
+    x, y = op.operands
+    for p, c, pred in ((x, y, op.attrs.get("predicate")), (y, x, _SWAPPED.get(op.attrs.get("predicate")))):
+        while isinstance(p, OpResult) and p.owner.name == "arith.extsi":
+            p = p.owner.operands[0]
+        if (p in params and pred in _DECIDED_BY_BOUND and isinstance(c, OpResult)
+                and c.owner.name == "arith.constant" and isinstance(c.owner.attrs.get("value"), int)):
+            delta, value = _DECIDED_BY_BOUND[pred]
+            return params[p], c.owner.attrs["value"] + delta, value
+    return None
+
+
+def bound_facts(f: Function) -> dict[int, int]:
+    """The bound facts worth a variant of ``f``: parameter index -> K, for each integer
+    parameter that an ``scf.if`` of the kernel's body (not one nested in a branch or loop)
+    branches on by comparing it with a constant (``N <= BLOCK``: one tile holds the row), K the
+    smallest such bound (the fact then decides each of those branches). A parameter already
+    promised a value (``eq1``) has none."""
+    params = {a: i for i, a in enumerate(f.args)
+              if _is_int(a.type) and a.uses and EQUAL_TO not in f.arg_attrs[i]}
+    out: dict[int, int] = {}
+    for op in f.body.block.ops:
+        if op.name != "scf.if":
+            continue
+        cond = op.operands[0]
+        found = bound_comparison(cond.owner, params) if isinstance(cond, OpResult) else None
+        if found is not None:
+            i, k, _ = found
+            out[i] = min(k, out.get(i, k))
+    return out
+
+
+def _bounded_variant(f: Function, base: Function, bounds: dict[int, int]) -> Function:
+    """A detached copy of ``base`` (kernel ``f`` or one of its variants) that also assumes each
+    parameter ``i`` of ``bounds`` is at most ``bounds[i]``: ``at_most`` on the parameter, and
+    every comparison the facts decide replaced by its constant value (``canonicalize`` then
+    drops the branch not taken, and with it the registers it needed)."""
+    variant = clone_function(base)
+    variant.attrs[VARIANT_OF] = f.name
+    variant.arg_attrs = [{**a, AT_MOST: bounds[i]} if i in bounds else a for i, a in enumerate(variant.arg_attrs)]
+    params = {variant.args[i]: i for i in bounds}
+    body = variant.body.block
+    for op in list(variant.walk()):
+        found = bound_comparison(op, params)
+        if found is None:
+            continue
+        i, k, value = found
+        if bounds[i] <= k:  # P <= bounds[i] <= k decides it
+            with Builder().insertion(body, 0) as b:
+                op.results[0].replace_all_uses_with(b.constant(value, op.results[0].type))
+    return variant
+
+
 def _calls(f: Function) -> bool:
     return any(op.name == "tt.call" for op in f.walk())
 
@@ -302,6 +382,7 @@ class SpecializePass(Pass):
             if prune and eq1 and access_facts(_variant(f, _with_eq1(f.arg_attrs, eq1), eq1)) == access_facts(f):
                 # unit strides that make no access contiguous (a batch axis of one matrix)
                 plans = [plan for plan in plans if not plan[2]]
+            made: list[tuple[str, Function]] = []
             for suffix, attrs, ones in plans:
                 variant = _variant(f, attrs, ones)  # named once its facts are final
                 if prune:
@@ -313,6 +394,13 @@ class SpecializePass(Pass):
                     if ones and all(i in ones or a == g for i, (a, g) in
                                     enumerate(zip(variant.arg_attrs, f.arg_attrs))):
                         suffix = "_s1"  # eq1 facts only: no div16 / align16 fact mattered
+                made.append((suffix, variant))
+            # the bounds on top of the most specialised variant, launched before it
+            first_suffix, first = made[0] if made else ("", f)
+            bounds = bound_facts(first)
+            if bounds:
+                made.insert(0, (f"{first_suffix}_le", _bounded_variant(f, first, bounds)))
+            for suffix, variant in made:
                 variant.name = variant_name(f.name, suffix, taken)
                 taken.add(variant.name)
                 variant.parent = module
