@@ -1089,6 +1089,36 @@ def frag_loop(b: Builder) -> None:
     b.store(Ex(acc, at, shape, alo, ahi, err))
 
 
+#: ``a pred b`` is ``b _FLIPPED[pred] a``.
+_FLIPPED = {"<=": ">=", "<": ">", ">": "<", ">=": "<="}
+
+
+def frag_bound_branch(b: Builder) -> None:
+    """A branch of the kernel's body on an ``int`` parameter compared with a constant, as
+    softmax's ``if (N <= BLOCK)``: a specialised kernel's bounded variant (``le<K>``,
+    ``transforms/specialize.py``) decides it, and runs on either side of its bound."""
+    draw = b.draw
+    shape = draw(shapes(max_rank=2, max_elems=256))
+    rs = b.ranges(shape)
+    t = draw(st.sampled_from([C.F32, C.I32]))
+    x = b.load(shape, t, rs)
+    value = 16 * draw(st.integers(0, 8))  # a multiple of 16: the __spec16 facts hold too
+    n = b.scalar(C.I32, value, "n")
+    const = value + draw(st.integers(-20, 20))
+    pred = draw(st.sampled_from(list(_FLIPPED)))
+    cond = f"{n} {pred} {const}" if draw(st.booleans()) else f"{const} {_FLIPPED[pred]} {n}"
+    y = b.fresh("y")
+    b.line(f"{t.name} {y}[{_dims(shape)}] = {x.text};")
+    b.line(f"if ({cond}) {{")
+    b.line(f"  {y} = {y} + 1;")
+    b.line("} else {")
+    b.line(f"  {y} = {y} - 2;")
+    b.line("}")
+    b.features.append("branch:bound")
+    err = _round_err(C.F32, max(abs(x.lo), abs(x.hi)) + 2) if t.is_float else 0.0
+    b.store(Ex(y, t, shape, x.lo - 2, x.hi + 1, x.err + err, x.taint))
+
+
 def frag_atomics(b: Builder) -> None:
     """Atomics: commutative ones on shared, duplicate addresses (final memory compared) and
     ``xchg``/``cas``/``add`` with one writer per address (returned old values compared)."""
@@ -1231,6 +1261,7 @@ FRAGMENTS = {
     "flash_attention": frag_flash_attention,
     "bmm": frag_bmm,
     "loop": frag_loop,
+    "bound_branch": frag_bound_branch,
     "atomics": frag_atomics,
     "permute": frag_permute,
     "device_function": frag_device_function,
