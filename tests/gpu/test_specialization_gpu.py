@@ -23,10 +23,10 @@ pytestmark = [
 ]
 
 
-def launcher(tmp_path, example: str):
+def launcher(tmp_path, example: str, first: str = "__spec16"):
     comp = Compilation(EXAMPLES / f"{example}.tri", CompileOptions(defines={"BLOCK": "1024"}, arch=GPU_ARCH))
     module = module_from_source(comp.python_module, "spec_launcher")
-    assert module.metadata[example]["variants"][0]["name"] == f"{example}__spec16"
+    assert module.metadata[example]["variants"][0]["name"] == f"{example}{first}"
     return module
 
 
@@ -53,9 +53,13 @@ def test_vector_add_takes_the_variant_only_when_its_assumptions_hold(tmp_path):
 
 
 def test_softmax_variant_and_generic_agree_with_torch(tmp_path):
-    module = launcher(tmp_path, "softmax")
-    rows = torch.randn(64, 1000, device="cuda")
-    for n, symbols in ((992, ["softmax__spec16"]), (1000, ["softmax", "softmax__spec16"])):
+    """Rows of at most BLOCK = 1024 with sizes multiples of 16 take ``softmax__spec16_le`` (the
+    one-tile branch decided), longer ones ``softmax__spec16`` (its loop), odd sizes the kernel."""
+    module = launcher(tmp_path, "softmax", "__spec16_le")
+    rows = torch.randn(64, 3000, device="cuda")
+    for n, symbols in ((992, ["softmax__spec16_le"]), (2992, ["softmax__spec16", "softmax__spec16_le"]),
+                       (1000, ["softmax", "softmax__spec16", "softmax__spec16_le"]),
+                       (2999, ["softmax", "softmax__spec16", "softmax__spec16_le"])):
         x = rows[:, :n].contiguous()
         y = torch.empty_like(x)
         module.softmax(y, x, y.stride(0), x.stride(0), n, x.shape[0])  # the declared grid
