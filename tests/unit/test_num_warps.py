@@ -16,9 +16,10 @@ def test_softmax_rule(block, warps):
     assert comp.ttgir.attrs["num_warps"] == warps
 
 
-@pytest.mark.parametrize("block, warps", [(2048, 4), (4096, 4), (8192, 8), (16384, 16)])
-def test_half_rows_count_their_bytes_not_their_fp32_sums(block, warps):
-    """examples/layernorm.tri loads fp16 rows and reduces them in fp32: the loads decide."""
+@pytest.mark.parametrize("block, warps", [(2048, 4), (4096, 8), (8192, 16), (16384, 16)])
+def test_half_rows_count_their_bytes_and_their_carried_fp32_sums(block, warps):
+    """examples/layernorm.tri loads fp16 rows and reduces them in fp32; its long-row loop
+    carries fp32 sums of BLOCK elements from trip to trip: those count (4 * BLOCK bytes)."""
     comp = Compilation(by_name("layernorm").path, CompileOptions(defines={"BLOCK": str(block)}))
     assert comp.num_warps == warps
 

@@ -101,17 +101,17 @@ def test_kernels_run_right_at_their_own_warps():
 
 
 def test_rmsnorm_kernels_with_their_own_warps():
-    """examples/rmsnorm.tri (two kernels, one set of tunables): the file's count (4, from the
-    4096-element fp16 rows) for both kernels, unless --kernel-warps names one; -v then lists
-    each kernel's."""
+    """examples/rmsnorm.tri (two kernels, one set of tunables): the file's count (8, from the
+    4096-element rows' fp32 sums carried by its loops) for both kernels, unless --kernel-warps
+    names one; -v then lists each kernel's."""
     comp = Compilation(by_name("rmsnorm").path, CompileOptions(arch="sm_90a"))
     warps = {k: v for k, v in comp.kernel_num_warps.items() if "__" not in k}
-    assert warps == {"rmsnorm_fwd": 4, "rmsnorm_bwd": 4}
+    assert warps == {"rmsnorm_fwd": 8, "rmsnorm_bwd": 8}
     comp = Compilation(by_name("rmsnorm").path,
                        CompileOptions(arch="sm_90a", specialize=True, kernel_warps={"rmsnorm_bwd": 16}))
-    assert comp.kernel_num_warps == {"rmsnorm_fwd": 4, "rmsnorm_fwd__spec16": 4, "rmsnorm_bwd": 16,
+    assert comp.kernel_num_warps == {"rmsnorm_fwd": 8, "rmsnorm_fwd__spec16": 8, "rmsnorm_bwd": 16,
                                      "rmsnorm_bwd__spec16_le": 16, "rmsnorm_bwd__spec16": 16}
-    assert "warps per kernel: rmsnorm_fwd 4, rmsnorm_bwd 16" in comp.choice.explain()
+    assert "warps per kernel: rmsnorm_fwd 8, rmsnorm_bwd 16" in comp.choice.explain()
 
 
 def test_cli_option(tmp_path):
@@ -120,12 +120,12 @@ def test_cli_option(tmp_path):
     from tritonc.cli import tritonc
 
     out = tmp_path / "rms.py"
-    res = CliRunner().invoke(tritonc, [str(by_name("rmsnorm").path), "--kernel-warps", "rmsnorm_fwd=8",
+    res = CliRunner().invoke(tritonc, [str(by_name("rmsnorm").path), "--kernel-warps", "rmsnorm_fwd=16",
                                        "--emit=py", "-o", str(out), "-v"])
     assert res.exit_code == 0, res.output
-    assert "num_warps=8 (rmsnorm_fwd 8, rmsnorm_bwd 4)" in res.output
-    # the default build dispatches on N (a variant per row-length bucket): each variant's fwd at 8
-    assert re.search(r'"name":"rmsnorm_fwd__v0","arch":"sm_90a","num_warps":8', out.read_text())
+    assert "num_warps=16 num_stages=3 (warps per kernel: rmsnorm_fwd 16, rmsnorm_bwd 8)" in res.output
+    # the default build dispatches on N (a variant per row-length bucket): each variant's fwd at 16
+    assert re.search(r'"name":"rmsnorm_fwd__v0","arch":"sm_90a","num_warps":16', out.read_text())
     bad = CliRunner().invoke(tritonc, [str(by_name("rmsnorm").path), "--kernel-warps", "rmsnorm_fwd=3"])
     assert bad.exit_code != 0 and "power of two" in bad.output
 
