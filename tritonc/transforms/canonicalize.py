@@ -20,6 +20,8 @@ Patterns (each a ``match_and_rewrite`` function below, applied by the greedy dri
 * ``select`` with a constant (scalar or splat) condition, and ``select(c, x, x) -> x``;
 * cast chains that are exact: ``ext(ext(x)) -> ext(x)`` (same kind), ``trunc(ext(x)) -> x``
   when that gives ``x``'s type back, ``trunci(trunci(x)) -> trunci(x)``;
+* a narrowing cast of a stacked or layout-converted value casts before the stack or the
+  conversion (``trunc(convert_layout(x)) -> convert_layout(trunc(x))``): fewer bytes moved;
 * ``addptr(p, 0) -> p``;
 * shape ops (``splat broadcast expand_dims reshape trans``) of a constant give a tile
   constant; of a ``tt.splat`` give a ``tt.splat``; ``broadcast``/``reshape`` to the operand's
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import InternalCompilerError
 from ..ir.core import Module, Operation, Value
-from ..ir.types import ScalarType, element_type
+from ..ir.types import ScalarType, element_type, with_element
 from ..ir.printer import format_attr_value
 from ..passes import AnalysisManager, Pass, register_pass
 from ..ir.folding import FOLDABLE_OPS, fold, normalize_int, round_float
@@ -243,6 +245,30 @@ def fold_cast_chain(op: Operation, rewriter: PatternRewriter) -> bool:
     return False
 
 
+@pattern("arith.truncf", "arith.trunci")
+def narrow_before_moving(op: Operation, rewriter: PatternRewriter) -> bool:
+    """A narrowing cast of a value only it reads that was stacked (``tt.stack``) or converted
+    between layouts (``ttg.convert_layout``) casts the sources instead: ``trunc(stack(x, y)) ->
+    stack(trunc(x), trunc(y))``, ``trunc(convert_layout(x)) -> convert_layout(trunc(x))``. The
+    values are the same; the conversion then moves the narrow elements (bmm's accumulators
+    through shared memory as halves, not floats)."""
+    src = op.operands[0]
+    inner = src.owner if isinstance(src.owner, Operation) else None
+    if inner is None or len(src.uses) != 1 or inner.name not in ("tt.stack", "ttg.convert_layout"):
+        return False
+    if inner.name == "ttg.convert_layout" and "smem_offset" in inner.attrs:
+        return False  # shared memory already allocated for its width
+    element = op.result.type.element
+    casts = [rewriter.create(inner, op.name, [x], [with_element(x.type, element)]) for x in inner.operands]
+    moved = rewriter.create(op, inner.name, [c.result for c in casts], [op.result.type], dict(inner.attrs),
+                            name_hint=op.result.name)
+    rewriter.replace_op(op, [moved.result])
+    rewriter.erase_op(inner)  # read only by the cast: now unused
+    for c in casts:  # each cast may move on (a stack of conversions: before those too)
+        rewriter.modified(c)
+    return True
+
+
 @pattern("tt.addptr")
 def fold_addptr_zero(op: Operation, rewriter: PatternRewriter) -> bool:
     """``addptr(p, 0) -> p``."""
@@ -345,7 +371,7 @@ def inline_constant_if(op: Operation, rewriter: PatternRewriter) -> bool:
 
 CANONICALIZATION_PATTERNS: tuple[RewritePattern, ...] = (
     normalize_constant, fold_constant_operands, constant_to_rhs, simplify_integer_identity, cancel_involution,
-    fold_compare_same_operand, simplify_float_identity, simplify_select, fold_cast_chain,
+    fold_compare_same_operand, simplify_float_identity, simplify_select, fold_cast_chain, narrow_before_moving,
     fold_addptr_zero, fold_shape_of_constant, fold_same_shape, fold_trans_of_trans,
     combine_add_into_dot, inline_constant_if,
 )
