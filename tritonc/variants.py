@@ -14,7 +14,9 @@ Pruned, each with its reason (``-v`` lists them):
 * on ``sm_90a``, a variant whose ``@`` could run on wgmma with 4 warps but not with its own
   warp count (wgmma stacks warp groups along M: ``TM`` must be a multiple of ``16 * warps``);
 * a variant whose kernel spills registers, read from nvJitLink's report
-  (:func:`tritonc.codegen.cubin.parse_resource_usage`).
+  (:func:`tritonc.codegen.cubin.parse_resource_usage`). A specialised copy of a kernel
+  (``K__v0__spec16_le``) that spills where the kernel itself does not is only taken out of the
+  launchers' choice: the variant stays, and its launches run the next copy whose facts hold.
 
 The default variant, the one ``<kernel>(...)`` launches, is the survivor the cost model ranks
 fastest (:mod:`tritonc.tuning.cost_model`); the others are reachable by index
@@ -88,6 +90,7 @@ class VariantResult:
     dots: list = field(default_factory=list)            # cost_model.DotTile
     wgmma_at_4: list = field(default_factory=list)      # per dot: could it run on wgmma at 4 warps
     warnings: list[str] = field(default_factory=list)   # rendered
+    dropped: list[str] = field(default_factory=list)    # specialised copies not launched, and why
     pruned: str | None = None
 
     def config(self) -> str:
@@ -188,6 +191,8 @@ class VariantBuild:
         linked = None
         while live:
             linked = link_ptx_modules([(f"variant{r.spec.index}.ptx", r.ptx) for r in live], target)
+            for r in live:  # a specialised copy that spills where its kernel does not is not launched
+                r.dropped += _drop_spilling_copies(r, linked.resources)
             spilling = [r for r in live if _spills(r, linked.resources)]
             if not spilling:
                 break
@@ -311,11 +316,14 @@ def specs_from_configs(configs: list[dict]) -> list[VariantSpec]:
 
 
 def explain_pruned(build: "VariantBuild | None") -> str:
-    """``-v``: the variants of a ``__retune`` plan (:func:`retune_build`) left out, and why."""
+    """``-v``: the variants of a ``__retune`` plan (:func:`retune_build`) left out, and why, and
+    the specialised copies of the others that are not launched (:func:`_drop_spilling_copies`)."""
     if build is None:
         return ""
-    return "".join(f"\ntritonc:   left out of the launch-time choice: {r.spec.describe()}: {r.pruned}; "
-                   "its buckets take the nearest other variant" for r in build.results if r.pruned)
+    return "".join([f"\ntritonc:   left out of the launch-time choice: {r.spec.describe()}: {r.pruned}; "
+                    "its buckets take the nearest other variant" for r in build.results if r.pruned]
+                   + [f"\ntritonc:   {r.spec.describe()}: {note}" for r in build.results if not r.pruned
+                      for note in r.dropped])
 
 
 def _without_pruned(tuning: dict, results: list[VariantResult]) -> dict:
@@ -387,6 +395,28 @@ def tunable_space(text: str, path: str, options: CompileOptions) -> dict[str, li
             values.append(c.value)
         space[decl.name] = values
     return space
+
+
+def _drop_spilling_copies(r: VariantResult, resources: dict) -> list[str]:
+    """Take out of ``r``'s kernel descriptions each specialised copy (``K__v0__spec16_le``)
+    that spills registers while its kernel does not: the launchers then run the copy below it
+    (or the kernel) where its facts hold, rather than the whole variant being left out for it.
+    Its code stays in the cubin, unused. Returns a note per copy taken out (``-v``)."""
+    notes = []
+    for d in r.kernels:
+        kernel = resources.get(d["signature"].name)
+        if kernel is None or kernel.spills:
+            continue
+        keep = []
+        for v in d["variants"]:
+            u = resources.get(v.name)
+            if u is not None and u.spills:
+                notes.append(f"'{v.name}' spills registers ({u.spill_store_bytes} bytes spill stores in "
+                             f"nvJitLink's report) where '{d['signature'].name}' does not: not launched")
+            else:
+                keep.append(v)
+        d["variants"] = tuple(keep)
+    return notes
 
 
 def _spills(r: VariantResult, resources: dict) -> str | None:

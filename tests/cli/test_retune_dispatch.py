@@ -151,3 +151,29 @@ def test_verbose_names_the_variant_left_out(tmp_path):
     assert "warning" not in run.stderr
     assert re.search(r"left out of the launch-time choice: BLOCK=16384 G=\d+: 'rmsnorm_bwd__v\d+' spills registers",
                      run.stderr), run.stderr
+
+
+def test_a_spilling_specialised_copy_is_not_launched_and_its_variant_stays():
+    """A specialised copy that spills while its kernel does not leaves the launchers' choice
+    (its facts then run the next copy); the variant itself is not pruned for it."""
+    from types import SimpleNamespace
+
+    from tritonc.launcher.signature import KernelParam, KernelSignature, KernelVariant
+    from tritonc.variants import VariantResult, VariantSpec, _drop_spilling_copies, _spills
+
+    sig = KernelSignature("k__v0", (KernelParam("x", "pointer", "float32"), KernelParam("n", "scalar", "int32")))
+    le = KernelVariant("k__v0__spec16_le", (("x", "align16"), ("n", "div16"), ("n", "le1024")))
+    spec16 = KernelVariant("k__v0__spec16", (("x", "align16"), ("n", "div16")))
+    r = VariantResult(VariantSpec(0, (), None, None), kernels=[{"signature": sig, "variants": (le, spec16)}])
+    usage = {"k__v0": SimpleNamespace(spills=False, spill_store_bytes=0),
+             "k__v0__spec16": SimpleNamespace(spills=False, spill_store_bytes=0),
+             "k__v0__spec16_le": SimpleNamespace(spills=True, spill_store_bytes=120)}
+    notes = _drop_spilling_copies(r, usage)
+    assert r.kernels[0]["variants"] == (spec16,) and _spills(r, usage) is None
+    assert notes == ["'k__v0__spec16_le' spills registers (120 bytes spill stores in nvJitLink's report) "
+                     "where 'k__v0' does not: not launched"]
+    # a kernel that spills itself: its copies stay, and the variant is pruned for the kernel
+    r2 = VariantResult(VariantSpec(1, (), None, None), kernels=[{"signature": sig, "variants": (le,)}])
+    usage["k__v0"] = SimpleNamespace(spills=True, spill_store_bytes=8, registers=255, spill_load_bytes=8)
+    assert _drop_spilling_copies(r2, usage) == [] and r2.kernels[0]["variants"] == (le,)
+    assert "'k__v0' spills registers" in _spills(r2, usage)
