@@ -1,4 +1,4 @@
 """``python -m tritonc``: the same as the ``tritonc`` command."""
-from .cli import main
+from .cli import console_main
 
-main()
+console_main()
