@@ -6,7 +6,7 @@ integers, through PTX and the SIMT simulator.
   (``ld.global.nc.v4.b32`` / ``st.global.v4.b32``); the generic kernel stays one element per
   access, and no all-``div16`` variant is built (its facts would widen no access). conv2d's ``stride_w`` (issue 15) is found stride-like.
 * Simulator against the interpreter: the variant a launcher would pick for the arguments
-  (:func:`tritonc.fuzz.execute.launched_kernel`, reading ``launcher.signature.FACTS``) runs in
+  (:func:`tritonc.fuzz.execute.launched_kernel`, reading ``launcher.facts``) runs in
   the simulator and matches the interpreter on the generic kernel, for each of the variants.
 """
 from __future__ import annotations

@@ -6,8 +6,9 @@ import dataclasses
 import pytest
 
 from fixture_kernels import VECTOR_ADD_PARAMS, make_kernel
-from tritonc.launcher.signature import (FACTS, SCALAR_TYPES, CompiledKernel, KernelParam, KernelSignature,
-                                        KernelVariant, bound_fact_name, fact, is_fact, parse_signature_lines)
+from tritonc.launcher.facts import FACTS, bound_fact_name, fact, is_fact
+from tritonc.launcher.signature import (SCALAR_TYPES, CompiledKernel, KernelParam, KernelSignature, KernelVariant,
+                                        parse_signature_lines)
 
 
 def test_scalar_type_table():

@@ -15,7 +15,8 @@ import pytest
 from fixture_kernels import SCALAR_ARGS_PARAMS, VECTOR_ADD_PARAMS, make_kernel
 from tritonc.launcher import _launch_runtime as rt
 from tritonc.launcher.python_module import generate_python_module, py_param_names
-from tritonc.launcher.signature import FACTS, KernelParam, parse_signature_lines
+from tritonc.launcher.facts import FACTS
+from tritonc.launcher.signature import KernelParam, parse_signature_lines
 
 _counter = itertools.count()
 

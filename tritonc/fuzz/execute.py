@@ -26,7 +26,7 @@ from ..diagnostics import CompileError, DiagnosticSink, SourceManager
 from ..driver import Compilation, frontend
 from ..interpreter import run_function
 from ..launcher.build import variant_facts
-from ..launcher.signature import fact as fact_named
+from ..launcher.facts import fact as fact_named
 from .program import Program
 
 
@@ -83,7 +83,7 @@ SIMULATOR_ALIGNMENT = 256
 def launched_kernel(module, kernel: str, args: list) -> str:
     """The function a launcher runs for ``args``: the first specialised variant of ``kernel``
     (in module order, most specialised first) whose every fact holds, as the launchers test
-    them (:func:`tritonc.launcher.build.variant_facts`, :func:`tritonc.launcher.signature.fact`;
+    them (:func:`tritonc.launcher.build.variant_facts`, :func:`tritonc.launcher.facts.fact`;
     an array's address is a multiple of :data:`SIMULATOR_ALIGNMENT`), else ``kernel`` itself."""
     base = next(f for f in module.functions if f.name == kernel)
     for f in module.functions:

@@ -77,7 +77,7 @@ class _KernelSpec:
     """A kernel of the embedded cubin: name, parameters, block size and dynamic shared memory,
     and its specialised variants as ``(spec, ((parameter index, fact name), ...))`` pairs;
     ``fact_tests`` maps each fact name to its test of an int (the generated module's
-    ``_FACT_TESTS``, written from tritonc.launcher.signature.FACTS)."""
+    ``_FACT_TESTS``, written from tritonc.launcher.facts)."""
 
     def __init__(self, name, params, num_warps, shared_bytes, variants=(), fact_tests=None):
         self.name = name

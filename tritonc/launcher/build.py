@@ -5,7 +5,7 @@ pointee type plus the ``unsigned`` parameter attribute (IR integers are signless
 promises ``multipleof`` / ``aligned`` and flags ``noalias`` / ``readonly`` / ``writeonly``.
 A kernel's specialised variants (functions with ``variant_of = "<kernel>"``, made by the
 ``specialize`` pass) become its :class:`KernelVariant` s: their facts (``eq1``, ``div16``,
-``align16``; :data:`~tritonc.launcher.signature.FACTS`; bounds ``le<K>``) are read from the
+``align16``, bounds ``le<K>``: ``launcher/facts.py``) are read from the
 parameter attributes the variant adds (``equal_to = 1``, ``multipleof`` a multiple of 16,
 ``aligned = 16``, ``at_most = K``).
 """
@@ -16,7 +16,8 @@ import math
 from ..ir.core import Function
 from ..ir.types import PointerType, ScalarType, Type
 from ..transforms.specialize import AT_MOST
-from .signature import FACTS, CompiledKernel, KernelParam, KernelSignature, KernelVariant, bound_fact_name
+from .facts import FACTS, bound_fact_name
+from .signature import CompiledKernel, KernelParam, KernelSignature, KernelVariant
 
 _SIGNED = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
            "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
@@ -84,7 +85,7 @@ def _address_multiple(attrs: dict) -> int:
 
 
 def _facts_of(t: Type, generic: dict, variant: dict) -> list[str]:
-    """The fact names (:func:`~tritonc.launcher.signature.fact`) variant attributes ``variant``
+    """The fact names (:func:`~tritonc.launcher.facts.fact`) variant attributes ``variant``
     add to a parameter of type ``t`` with attributes ``generic`` (``transforms/specialize.py``):
     ``eq1``, ``div16`` or ``align16``, and a bound ``le<K>`` from ``at_most = K``."""
     if isinstance(t, PointerType):

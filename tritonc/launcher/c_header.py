@@ -35,7 +35,7 @@ Conventions, with their sources:
 * Specialised variants (``CompiledKernel.variants``, e.g. ``K__spec16`` compiled for
   16-byte-aligned pointers and integers divisible by 16, ``K__spec_s1_d16`` also for unit
   innermost strides): after the promise checks the launcher tests each variant's facts on the
-  actual arguments (``signature.fact``: ``(X % 16ull) == 0``, ``(N % 16) == 0``,
+  actual arguments (``facts.fact``: ``(X % 16ull) == 0``, ``(N % 16) == 0``,
   ``(s == 1)``, ``(N <= 1024)``), most specialised first, and launches the first that holds, else ``K``
   itself (Triton's ``link.py`` dispatch, anchors §1). The variants are only entries of the
   module's function table; the public API is the same with or without them.
@@ -67,7 +67,7 @@ from collections.abc import Sequence
 
 from tritonc.files import write_atomically
 from tritonc.launcher.signature import C_RESERVED, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
-from tritonc.launcher.signature import fact as fact_named
+from tritonc.launcher.facts import fact as fact_named
 from tritonc.version import __version__
 
 #: Above this many bytes of dynamic shared memory a kernel needs an explicit opt-in.
@@ -273,7 +273,7 @@ def _promise_checks(kernel: CompiledKernel, cnames: list[str], mod: str) -> list
 
 def _variant_dispatch(kernel: CompiledKernel, cnames: list[str], index: int) -> list[str]:
     """C statements setting ``tritonc_fn`` to the first variant whose facts hold (each fact's
-    test from :func:`~tritonc.launcher.signature.fact`)."""
+    test from :func:`~tritonc.launcher.facts.fact`)."""
     by_name = {p.name: (p, cname) for p, cname in zip(kernel.params, cnames)}
     lines = [f"    unsigned int tritonc_fn = {index}u; /* {kernel.name} */"]
     for i, v in enumerate(kernel.variants):

@@ -19,7 +19,7 @@ renames the public names (:func:`prefixed_names`).
 
 A kernel's specialised variants (``CompiledKernel.variants``) are listed in its ``_KernelSpec``;
 the runtime launches the first whose facts (``eq1``, ``div16``, ``align16``, bounds such as
-``le1024``: the module's ``_FACT_TESTS``, written from ``tritonc.launcher.signature.fact``) the
+``le1024``: the module's ``_FACT_TESTS``, written from ``tritonc.launcher.facts.fact``) the
 arguments meet (same public API).
 
 Parameter names that are Python keywords or collide with ``grid``/``stream`` get a trailing
@@ -34,7 +34,8 @@ import os
 from collections.abc import Sequence
 
 from tritonc.files import write_atomically
-from tritonc.launcher.signature import FACTS, SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam, fact
+from tritonc.launcher.facts import FACTS, fact
+from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
 from tritonc.version import __version__
 
 _RUNTIME_MARKER = "# ---- runtime ----\n"
@@ -248,7 +249,7 @@ def generate_python_module(kernels: CompiledKernel | Sequence[CompiledKernel], *
     emit(")")
     emit(f"_module = _CubinModule(_CUBIN, {module_name!r})")
     if any(k.variants for k in kernels):
-        emit("# The facts specialised variants assume, from tritonc.launcher.signature.fact.")
+        emit("# The facts specialised variants assume, from tritonc.launcher.facts.")
         names = dict.fromkeys([*FACTS, *(f for k in kernels for v in k.variants for _, f in v.facts)])
         emit("_FACT_TESTS = {" + ", ".join(f"{n!r}: lambda v: {fact(n).python}" for n in names) + "}")
     for k in kernels:

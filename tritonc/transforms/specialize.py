@@ -77,7 +77,7 @@ equal an earlier one's is dropped (1 == 2 when no other integer is eligible). Va
 Why not every combination: Triton's JIT compiles each combination of facts it meets; an
 ahead-of-time cubin cannot hold ``3^n`` variants, and real launches mostly pass aligned buffers
 with either unit innermost strides or none at all. The launchers check each variant's facts at
-launch (``launcher/signature.py``, :data:`~tritonc.launcher.signature.FACTS`) and run the first
+launch (``launcher/facts.py``, :data:`~tritonc.launcher.facts.FACTS`) and run the first
 that holds, else the generic kernel. Compile time and cubin size grow by one kernel per variant.
 
 Each variant carries the function attribute ``variant_of = "K"``; a kernel without eligible
