@@ -256,8 +256,8 @@ def narrow_before_moving(op: Operation, rewriter: PatternRewriter) -> bool:
     inner = src.owner if isinstance(src.owner, Operation) else None
     if inner is None or len(src.uses) != 1 or inner.name not in ("tt.stack", "ttg.convert_layout"):
         return False
-    if inner.name == "ttg.convert_layout" and "smem_offset" in inner.attrs:
-        return False  # shared memory already allocated for its width
+    if "smem_offset" in inner.attrs:
+        return False  # shared memory already allocated for its width (conversions and stacks)
     element = op.result.type.element
     casts = [rewriter.create(inner, op.name, [x], [with_element(x.type, element)]) for x in inner.operands]
     moved = rewriter.create(op, inner.name, [c.result for c in casts], [op.result.type], dict(inner.attrs),
