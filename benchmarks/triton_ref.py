@@ -327,7 +327,7 @@ def softmax_bwd(dx, y, dy, block, num_warps=4):
 
 
 @triton.jit
-def _cross_entropy_fwd(X, NLP, LABEL, LOSS, n_cols, TILE: tl.constexpr):
+def _cross_entropy_fwd(X, LABEL, LOSS, LSE, n_cols, TILE: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, TILE)
     x_row = X + row * n_cols
@@ -342,33 +342,31 @@ def _cross_entropy_fwd(X, NLP, LABEL, LOSS, n_cols, TILE: tl.constexpr):
         m_j = tl.maximum(m_j, x)
     big = tl.max(m_j, 0)
     lse = big + tl.log(tl.sum(s_j * tl.exp(m_j - big), 0))
-    for off in range(0, n_cols, TILE):
-        m = off + cols < n_cols
-        x = tl.load(x_row + off + cols, mask=m, other=0.).to(tl.float32)
-        tl.store(NLP + row * n_cols + off + cols, (lse - x).to(NLP.dtype.element_ty), mask=m)
     label = tl.load(LABEL + row)
     tl.store(LOSS + row, (lse - tl.load(x_row + label).to(tl.float32)).to(LOSS.dtype.element_ty))
+    tl.store(LSE + row, lse)
 
 
 @triton.jit
-def _cross_entropy_bwd(DX, NLP, LABEL, DLOSS, n_cols, TILE: tl.constexpr):
+def _cross_entropy_bwd(DX, X, LSE, LABEL, DLOSS, n_cols, TILE: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, TILE)
     label = tl.load(LABEL + row)
     dloss = tl.load(DLOSS + row).to(tl.float32)
+    lse = tl.load(LSE + row)
     for off in range(0, n_cols, TILE):
         m = off + cols < n_cols
-        nlp = tl.load(NLP + row * n_cols + off + cols, mask=m, other=0.).to(tl.float32)
-        dx = (tl.exp(-nlp) - tl.where(off + cols == label, 1., 0.)) * dloss
+        x = tl.load(X + row * n_cols + off + cols, mask=m, other=-float("inf")).to(tl.float32)
+        dx = (tl.exp(x - lse) - tl.where(off + cols == label, 1., 0.)) * dloss
         tl.store(DX + row * n_cols + off + cols, dx.to(DX.dtype.element_ty), mask=m)
 
 
-def cross_entropy_fwd(x, nlp, labels, loss, tile, num_warps=4):
-    _cross_entropy_fwd[(x.shape[0],)](x, nlp, labels, loss, x.shape[1], TILE=tile, num_warps=num_warps)
+def cross_entropy_fwd(x, labels, loss, lse, tile, num_warps=4):
+    _cross_entropy_fwd[(x.shape[0],)](x, labels, loss, lse, x.shape[1], TILE=tile, num_warps=num_warps)
 
 
-def cross_entropy_bwd(dx, nlp, labels, dloss, tile, num_warps=4):
-    _cross_entropy_bwd[(dx.shape[0],)](dx, nlp, labels, dloss, dx.shape[1], TILE=tile, num_warps=num_warps)
+def cross_entropy_bwd(dx, x, lse, labels, dloss, tile, num_warps=4):
+    _cross_entropy_bwd[(dx.shape[0],)](dx, x, lse, labels, dloss, dx.shape[1], TILE=tile, num_warps=num_warps)
 
 
 @triton.jit

@@ -1,5 +1,5 @@
-"""examples/cross_entropy.tri: softmax cross-entropy forward (negative log-probabilities and
-loss per row) and backward (dlogits), against float64 numpy, at ragged sizes: rows narrower
+"""examples/cross_entropy.tri: softmax cross-entropy forward (loss and log-normaliser per row,
+the logits read once) and backward (dlogits recomputed from the logits and the log-normaliser), against float64 numpy, at ragged sizes: rows narrower
 than a tile, and rows many tiles wide (the online max / sum-exp over the row's tiles)."""
 import numpy as np
 import pytest
@@ -11,25 +11,25 @@ rng = np.random.default_rng(2)
 
 
 def reference(X, labels, dloss):
+    """(loss, log-normaliser, dlogits) in float64."""
     x = X.astype(np.float64)
     m = x.max(1, keepdims=True)
-    nlp = np.log(np.exp(x - m).sum(1, keepdims=True)) + m - x
+    lse = np.log(np.exp(x - m).sum(1, keepdims=True)) + m
     rows = np.arange(x.shape[0])
-    p = np.exp(-nlp)
+    p = np.exp(x - lse)
     onehot = np.zeros_like(p)
     onehot[rows, labels] = 1
-    return nlp, nlp[rows, labels], (p - onehot) * dloss.astype(np.float64)[:, None]
+    return lse[rows, 0] - x[rows, labels], lse[:, 0], (p - onehot) * dloss.astype(np.float64)[:, None]
 
 
 def cross_entropy(X, labels, dloss, type_name, tile=TILE):
     rows, n = X.shape
     defines = {"TYPE": type_name} | ({"TILE": str(tile)} if tile else {})
-    nlp, loss = poisoned(X.shape, X.dtype), poisoned((rows,), X.dtype)
-    run("cross_entropy", "forward", (rows,), X, nlp, labels, loss, n, rows, defines=defines)
-    fwd = nlp.copy()
+    loss, lse = poisoned((rows,), X.dtype), poisoned((rows,), np.float32)
+    run("cross_entropy", "forward", (rows,), X, labels, loss, lse, n, rows, defines=defines)
     dx = poisoned(X.shape, X.dtype)
-    run("cross_entropy", "backward", (rows,), dx, nlp, labels, dloss, n, rows, defines=defines)
-    return fwd, loss, dx
+    run("cross_entropy", "backward", (rows,), dx, X, lse, labels, dloss, n, rows, defines=defines)
+    return loss, lse, dx
 
 
 @pytest.mark.parametrize("rows,n", ragged_sizes(20, 3, [(1, 9), (2, TILE - 1)], [None, TILE]))
@@ -37,10 +37,10 @@ def test_cross_entropy_ragged(rows, n):
     X = (3 * rng.standard_normal((rows, n))).astype(np.float32)
     labels = rng.integers(0, n, rows).astype(np.int64)
     dloss = rng.standard_normal(rows).astype(np.float32)
-    nlp, loss, dx = cross_entropy(X, labels, dloss, "float")
-    want_nlp, want_loss, want_dx = reference(X, labels, dloss)
-    assert_close(nlp, want_nlp, rtol=1e-5, atol=1e-5, what="neg_logprobs")
+    loss, lse, dx = cross_entropy(X, labels, dloss, "float")
+    want_loss, want_lse, want_dx = reference(X, labels, dloss)
     assert_close(loss, want_loss, rtol=1e-5, atol=1e-5, what="loss")
+    assert_close(lse, want_lse, rtol=1e-5, atol=1e-5, what="lse")
     assert_close(dx, want_dx, rtol=1e-5, atol=1e-6, what="dlogits")
 
 
@@ -53,7 +53,7 @@ def test_cross_entropy_rows_many_tiles_wide(rows, n, tile):
     labels = np.array([n - 1, 0, 5][:rows], np.int64)
     dloss = rng.standard_normal(rows).astype(np.float32)
     got = cross_entropy(X, labels, dloss, "float", tile)
-    for g, w, what in zip(got, reference(X, labels, dloss), ("neg_logprobs", "loss", "dlogits")):
+    for g, w, what in zip(got, reference(X, labels, dloss), ("loss", "lse", "dlogits")):
         assert_close(g, w, rtol=1e-5, atol=1e-5, what=what)
 
 
@@ -62,24 +62,25 @@ def test_cross_entropy_half_with_large_logits():
     X = (40 * rng.standard_normal((5, 77))).astype(np.float16)
     labels = rng.integers(0, 77, 5).astype(np.int64)
     dloss = np.ones(5, np.float16)
-    nlp, loss, dx = cross_entropy(X, labels, dloss, "half")
-    want_nlp, want_loss, want_dx = reference(X, labels, dloss)
-    assert_close(nlp, want_nlp, rtol=2e-3, atol=2e-2, what="neg_logprobs")
+    loss, lse, dx = cross_entropy(X, labels, dloss, "half")
+    want_loss, want_lse, want_dx = reference(X, labels, dloss)
     assert_close(loss, want_loss, rtol=2e-3, atol=2e-2, what="loss")
+    assert_close(lse, want_lse, rtol=1e-5, atol=1e-5, what="lse (float)")
     assert_close(dx, want_dx, rtol=2e-3, atol=2e-3, what="dlogits")
     assert np.allclose(dx.astype(np.float64).sum(1), 0, atol=1e-2)  # softmax - onehot sums to 0
 
 
 def test_backward_in_place():
-    """DX may alias the saved negative log-probabilities (the original op did this)."""
+    """DX may alias X: the gradient overwrites the logits it is computed from."""
     X = rng.standard_normal((3, 50)).astype(np.float32)
     labels = np.array([0, 49, 7], np.int64)
     dloss = rng.standard_normal(3).astype(np.float32)
-    nlp, loss = poisoned(X.shape, X.dtype), poisoned((3,), X.dtype)
+    want = reference(X, labels, dloss)[2]
+    loss, lse = poisoned((3,), X.dtype), poisoned((3,), np.float32)
     defines = {"TILE": str(TILE)}
-    run("cross_entropy", "forward", (3,), X, nlp, labels, loss, 50, 3, defines=defines)
-    run("cross_entropy", "backward", (3,), nlp, nlp, labels, dloss, 50, 3, defines=defines)
-    assert_close(nlp, reference(X, labels, dloss)[2], rtol=1e-5, atol=1e-6)
+    run("cross_entropy", "forward", (3,), X, labels, loss, lse, 50, 3, defines=defines)
+    run("cross_entropy", "backward", (3,), X, X, lse, labels, dloss, 50, 3, defines=defines)
+    assert_close(X, want, rtol=1e-5, atol=1e-6)
 
 
 def test_cross_entropy_minus_infinity_logits():
@@ -91,10 +92,9 @@ def test_cross_entropy_minus_infinity_logits():
     X[1, 3::32] = -np.inf
     labels = np.array([1, 4], np.int64)
     dloss = np.ones(rows, np.float32)
-    nlp, loss, dx = cross_entropy(X, labels, dloss, "float", 32)
-    want_nlp, want_loss, want_dx = reference(X, labels, dloss)
-    finite = np.isfinite(X)
-    np.testing.assert_allclose(nlp[finite], want_nlp[finite], rtol=1e-5, atol=1e-5)
-    assert np.isposinf(nlp[~finite]).all()
+    loss, lse, dx = cross_entropy(X, labels, dloss, "float", 32)
+    want_loss, want_lse, want_dx = reference(X, labels, dloss)
     assert_close(loss, want_loss, rtol=1e-5, atol=1e-5, what="loss")
+    assert_close(lse, want_lse, rtol=1e-5, atol=1e-5, what="lse")
+    assert (dx[~np.isfinite(X)] == 0).all()
     assert_close(dx, want_dx, rtol=1e-5, atol=1e-6, what="dlogits")

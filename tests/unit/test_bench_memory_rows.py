@@ -14,7 +14,7 @@ ROWS = {
     "rmsnorm_fwd": 2 * 2 * 8192 * 4096,
     "rmsnorm_bwd": 3 * 2 * 8192 * 4096,
     "softmax_bwd": 3 * 4 * 4096 * 4096,
-    "cross_entropy_forward": 2 * 4 * 512 * 131_072,
+    "cross_entropy_forward": 4 * 512 * 131_072,
     "cross_entropy_backward": 2 * 4 * 512 * 131_072,
     "dropout": 2 * 4 * (1 << 25),
     "batchnorm": 2 * 4 * 32 * 256 * 56 * 56,
