@@ -20,7 +20,15 @@ to a fixed point:
   ``trans`` of the inverse permutation of ``L``, element-wise ops and ``broadcast`` of ``L``).
   The originals die (``dce``) when nothing else uses them. At most :data:`MAX_REMAT_OPS` ops
   are copied per conversion; loads, reductions, dots, loop-carried values and float
-  arithmetic are never copied (their data is not cheap to recompute).
+  arithmetic are never copied (their data is not cheap to recompute);
+* **loop-carried index tiles carried twice**: a conversion inside an ``scf.for`` of one of the
+  loop's iteration arguments ``a``, where the value the loop yields for ``a`` is computed from
+  ``a`` by cheap ops alone (an induction such as ``rk += TK``, or ``pa += TK`` on pointers),
+  becomes a new iteration argument already in the wanted layout: its initial value is the
+  initial value of ``a`` rematerialised in that layout (or converted once, before the loop),
+  and each trip's update is the cheap update copied in that layout. One conversion before
+  the loop replaces one conversion (shared memory and barriers) per trip: split-K's ``rk``,
+  used both as ``rk[newaxis, :]`` (the A tile's mask) and ``rk[:, newaxis]`` (the B tile's).
 
 First of all, tensor-core accumulator layouts are pushed forward from every conversion out of
 one (``transforms/mma_propagation.py``): reductions, element-wise ops, row statistics and
@@ -33,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tritonc.ir.core import Module, Operation, Value
+from tritonc.ir.core import BlockArgument, Module, Operation, Value
 from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
 from tritonc.ir.ops import has_trait
@@ -131,6 +139,68 @@ class _Remat:
         return new
 
 
+def _loop_iter_arg(v: Value) -> tuple[Operation, int] | None:
+    """``(loop, j)`` when ``v`` is iteration argument ``j`` of an ``scf.for`` body (not its
+    induction variable)."""
+    if not isinstance(v, BlockArgument) or v.index == 0:
+        return None
+    loop = v.block.parent_op()
+    if loop is None or loop.name != "scf.for":
+        return None
+    return loop, v.index - 1
+
+
+def _append_iter_arg(loop: Operation, init: Value) -> tuple[Operation, BlockArgument]:
+    """``loop`` rebuilt with one more iteration argument (initial value ``init``, last), the
+    old results mapped to the new loop's; the caller appends its yielded value. Returns the
+    new loop and the new body argument."""
+    new_loop = Operation("scf.for", list(loop.operands) + [init], [r.type for r in loop.results] + [init.type],
+                         dict(loop.attrs), loc=loop.loc, result_names=[r.name for r in loop.results] + [None])
+    loop.parent.insert_before(loop, new_loop)
+    region = loop.regions[0]
+    loop.regions.clear()
+    new_loop.add_region(region)
+    arg = region.block.add_argument(init.type)
+    for old, new in zip(loop.results, new_loop.results):
+        old.replace_all_uses_with(new)
+    loop.erase()
+    return new_loop, arg
+
+
+def _carry_in_layout(op: Operation) -> bool:
+    """Replace the conversion ``op`` of a loop-carried cheap induction by a second iteration
+    argument carried in the wanted layout (module docstring); whether it did."""
+    src = op.operands[0]
+    while getattr(src, "op", None) is not None and src.op.name == "ttg.convert_layout":
+        src = src.op.operands[0]
+    found = _loop_iter_arg(src)
+    if found is None:
+        return False
+    loop, j = found
+    if not loop.is_ancestor_of(op):
+        return False
+    layout = op.result.type.layout
+    yielded = loop.regions[0].block.terminator.operands[j]
+    remat = _Remat()
+    if not remat.plan(yielded, layout, {(src, layout): True}, [MAX_REMAT_OPS]):
+        return False
+    init = loop.operands[3 + j]
+    if remat.plan(init, layout, {}, [MAX_REMAT_OPS]):
+        init_l = remat.build(init, layout)
+    else:
+        convert = Operation("ttg.convert_layout", [init], [init.type.with_layout(layout)], {}, loc=op.loc,
+                            result_names=[None])
+        loop.parent.insert_before(loop, convert)
+        init_l = convert.result
+    loop, carried = _append_iter_arg(loop, init_l)
+    remat.memo[(src, layout)] = carried
+    terminator = loop.regions[0].block.terminator
+    terminator.set_operands(list(terminator.operands) + [remat.build(yielded, layout)])
+    op.result.replace_all_uses_with(carried)
+    op.erase()
+    return True
+
+
 def _rematerialise(module: Module) -> bool:
     changed = False
     remat = _Remat()
@@ -141,6 +211,9 @@ def _rematerialise(module: Module) -> bool:
         if src.type == res.type or _is_free(src.type, res.type):
             continue
         if not remat.plan(src, res.type.layout, {}, [MAX_REMAT_OPS]):
+            if _carry_in_layout(op):
+                changed = True
+                remat = _Remat()  # a loop was rebuilt: its memo entries name the old loop's values
             continue
         new = remat.build(src, res.type.layout)
         res.replace_all_uses_with(new)
