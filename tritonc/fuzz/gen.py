@@ -869,11 +869,20 @@ def frag_dot(b: Builder) -> None:
         b.line(f"{acc_t.name} {acc}[{M}, {N}] = 0;")
         total = (iters - 1) * K + kb
         kvar = b.fresh("k")
+        carried = None
         if ragged_k or draw(st.booleans()):
             bound = b.int_value(total)
-            b.line(f"for (int {kvar} = {bound}; {kvar} > 0; {kvar} -= {K}) {{")
-            b.line(f"  {t.name} a[{M}, {K}] = {rk}[newaxis, :] < {kvar} ? *{pa} : 0;")
-            b.line(f"  {t.name} b[{K}, {N}] = {rk}[:, newaxis] < {kvar} ? *{pb} : 0;")
+            if draw(st.booleans()):
+                b.line(f"for (int {kvar} = {bound}; {kvar} > 0; {kvar} -= {K}) {{")
+                b.line(f"  {t.name} a[{M}, {K}] = {rk}[newaxis, :] < {kvar} ? *{pa} : 0;")
+                b.line(f"  {t.name} b[{K}, {N}] = {rk}[:, newaxis] < {kvar} ? *{pb} : 0;")
+            else:  # split-K's form: the K indices carried by the loop, both operands masked by them
+                carried = b.fresh("rkc")
+                b.line(f"int {carried}[{K}] = {rk};")
+                b.line(f"for (int {kvar} = 0; {kvar} < {bound}; {kvar} += {K}) {{")
+                b.line(f"  {t.name} a[{M}, {K}] = {carried}[newaxis, :] < {bound} ? *{pa} : 0;")
+                b.line(f"  {t.name} b[{K}, {N}] = {carried}[:, newaxis] < {bound} ? *{pb} : 0;")
+                b.features.append("dot:carried-k")
         else:
             b.line(f"for (int {kvar} = 0; {kvar} < {b.int_value(iters)}; {kvar}++) {{")
             b.line(f"  {t.name} a[{M}, {K}] = *{pa};")
@@ -881,6 +890,8 @@ def frag_dot(b: Builder) -> None:
         b.line("  " + (f"{acc} += a @ b;" if form != "dot3" else f"{acc} = dot(a, b, {acc});"))
         b.line(f"  {pa} += {K};")
         b.line(f"  {pb} += {K} * {N};")
+        if carried is not None:
+            b.line(f"  {carried} += {K};")
         b.line("}")
         k_total = iters * K
         lo, hi, _ = rng
