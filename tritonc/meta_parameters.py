@@ -3,9 +3,10 @@
 The driver's frontend (:func:`tritonc.driver.frontend_result`) calls
 :func:`choose_meta_parameters` with the tunables the user left free. Every combination of their
 candidates is translated to tt IR (:class:`KernelTranslations`: each kernel once per combination
-of the tunables it uses) and ranked by :mod:`tritonc.tuning.cost_model`: kernels with ``@`` by
-the tensor-core model, the others by the memory-bound model at the problem size, whose traffic
-comes from :mod:`tritonc.tuning.traffic` (:class:`MemorySpace`). For a memory-bound kernel with
+of the tunables it uses) and ranked: kernels with ``@`` by the tensor-core model
+(:mod:`tritonc.tuning.cost_model`), the others by the memory-bound model
+(:mod:`tritonc.tuning.memory_model`) at the problem size, whose traffic comes from
+:mod:`tritonc.tuning.traffic` (:class:`MemorySpace`). For a memory-bound kernel with
 ``__retune`` arguments, :func:`retune_dispatch` also plans the choice per power-of-two bucket of
 those arguments, which the launchers dispatch on (``docs/tuning.md``, "Re-tuning at launch").
 """
@@ -33,6 +34,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
         when there is none to make).
     """
     from .tuning import cost_model as cm
+    from .tuning.memory_model import choose_memory_bound
 
     warps = (options.num_warps,) if options.num_warps is not None else cm.WARP_CANDIDATES
     stages = (options.num_stages,) if options.num_stages is not None else cm.STAGE_CANDIDATES
@@ -85,8 +87,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
         mem_names = tuple(n for n in names if n != "num_warps")
         sizes = dict(cm.LARGE_PROBLEM, **(options.hint or {}))
         memory = MemorySpace(mem_space, translate.uses, grid_exprs)
-        choice = cm.choose_memory_bound(memory.at(sizes), options.arch, options.hint,
-                                        mem_names)
+        choice = choose_memory_bound(memory.at(sizes), options.arch, options.hint, mem_names)
         choice.rejected.extend(rejected)
         if choice.config is None:  # everything rejected: the first candidates, as for a dot
             choice.config = cm.Config(tuple((k, v[0]) for k, v in free.items()), warps[0],
@@ -212,12 +213,12 @@ class MemorySpace:
     """
 
     def __init__(self, entries, uses, grid_exprs: dict):
-        from .tuning import cost_model as cm
+        from .tuning.memory_model import memory_profiles
 
         self.entries = entries
         self.grid_exprs = grid_exprs
         self.uses = uses
-        self.profiles = [cm.memory_profiles(module, kernel_warps) for _, module, kernel_warps in entries]
+        self.profiles = [memory_profiles(module, kernel_warps) for _, module, kernel_warps in entries]
         self._bytes: dict[tuple, tuple[int | None, tuple[str, ...]]] = {}
 
     def _program_bytes(self, f, tunables: dict[str, int], sizes: dict[str, int]) -> int | None:
@@ -274,8 +275,8 @@ def retune_dispatch(memory: MemorySpace, sizes: dict[str, int], choice, free: di
     """
     import itertools
 
-    from .tuning import cost_model as cm
     from .tuning.dispatch import TunedDispatch
+    from .tuning.memory_model import choose_memory_bound
     from .tuning.table import TablePlan
 
     if not free or options.kernel_suffix or options.use_ptxas or not memory.entries:
@@ -299,7 +300,7 @@ def retune_dispatch(memory: MemorySpace, sizes: dict[str, int], choice, free: di
     mem_names = tuple(n for n in choice.free if n != "num_warps")
     for logs in itertools.product(range(lo, hi + 1), repeat=len(names)):
         at = dict(sizes, **{n: 2 ** e for n, e in zip(names, logs)})
-        c = cm.choose_memory_bound(memory.at(at), options.arch, at, mem_names)
+        c = choose_memory_bound(memory.at(at), options.arch, at, mem_names)
         if c.config is None:
             continue
         m = meta(c.config)

@@ -1,4 +1,4 @@
-"""The cost model's choices per target (tritonc/tuning/cost_model.py, docs/tuning.md); no GPU.
+"""The cost models' choices per target (tritonc/tuning/cost_model.py, memory_model.py, docs/tuning.md); no GPU.
 
 The sm_90a facts it must reproduce were measured on an H200 at 4096^3 fp16 (issue 13):
 64x64x32 w4 s3 = 0.46x cuBLAS, 128x128x64 w4 s3 = 0.73x, 128x256x64 w8 s4 = 0.94x.
@@ -13,6 +13,7 @@ from tritonc.diagnostics import CompileError
 from tritonc.driver import Compilation
 from tritonc.options import CompileOptions
 from tritonc.tuning import cost_model as cm
+from tritonc.tuning import memory_model as mm
 
 ROOT = Path(__file__).resolve().parents[2]
 MATMUL = ROOT / "examples" / "matmul.tri"
@@ -227,7 +228,7 @@ def test_memory_bound_a_too_small_first_candidate_is_passed_over():
 
 def test_memory_bound_profiles_count_loop_bodies_not_one_shot_loads():
     comp = Compilation(ROWS, CompileOptions(defines={"BLOCK": "256"}))
-    (p,) = cm.memory_profiles(comp.ttir)
+    (p,) = mm.memory_profiles(comp.ttir)
     # loop 1 loads X (256 floats), loop 2 loads X and Y; the scalar *(S + row) is not a step
     assert p.kernel == "rows" and p.steps == (1024, 2048) and p.largest_tile == 256
 
@@ -242,23 +243,23 @@ def test_memory_bound_loop_kernel_choice_and_explanation():
 
 def test_memory_bound_estimate_occupancy_and_register_rejection():
     gpu = cm.GPU_MODELS["sm_90a"]
-    small = cm.MemoryProfile("k", (4096,), 1024)
-    e = cm.estimate_memory([small], cm.Config((), 4, 3), gpu)
+    small = mm.MemoryProfile("k", (4096,), 1024)
+    e = mm.estimate_memory([small], cm.Config((), 4, 3), gpu)
     # 128 threads, ~64 registers each: 8 CTAs per SM (registers), 8 * 4 KiB in flight
     assert (e.ctas_per_sm, e.registers, e.in_flight, e.efficiency) == (8, 64, 32768, 1.0)
-    huge = cm.MemoryProfile("k", (4 * 65536,), 65536)
-    assert not cm.estimate_memory([huge], cm.Config((), 4, 3), gpu).feasible
-    assert "spill" in cm.estimate_memory([huge], cm.Config((), 4, 3), gpu).reason
-    assert cm.estimate_memory([huge], cm.Config((), 64, 3), gpu).reason.startswith("2048 threads")
+    huge = mm.MemoryProfile("k", (4 * 65536,), 65536)
+    assert not mm.estimate_memory([huge], cm.Config((), 4, 3), gpu).feasible
+    assert "spill" in mm.estimate_memory([huge], cm.Config((), 4, 3), gpu).reason
+    assert mm.estimate_memory([huge], cm.Config((), 64, 3), gpu).reason.startswith("2048 threads")
 
 
 def test_memory_bound_ties_within_ten_percent_keep_source_order():
     gpu = cm.GPU_MODELS["sm_90a"]
-    a = (cm.Config((("B", 1),), 4, 3), [cm.MemoryProfile("k", (2300,), 1024)])  # ~95 %
-    b = (cm.Config((("B", 2),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024)])  # 100 %
-    assert cm.choose_memory_bound([a, b], "sm_90a").config.tunables == (("B", 1),)
-    c = (cm.Config((("B", 3),), 4, 3), [cm.MemoryProfile("k", (1024,), 1024)])  # ~43 %
-    assert cm.choose_memory_bound([c, a], "sm_90a").config.tunables == (("B", 1),)
+    a = (cm.Config((("B", 1),), 4, 3), [mm.MemoryProfile("k", (2300,), 1024)])  # ~95 %
+    b = (cm.Config((("B", 2),), 4, 3), [mm.MemoryProfile("k", (4096,), 1024)])  # 100 %
+    assert mm.choose_memory_bound([a, b], "sm_90a").config.tunables == (("B", 1),)
+    c = (cm.Config((("B", 3),), 4, 3), [mm.MemoryProfile("k", (1024,), 1024)])  # ~43 %
+    assert mm.choose_memory_bound([c, a], "sm_90a").config.tunables == (("B", 1),)
     assert gpu.dram_bytes * gpu.latency == 20000
 
 
@@ -415,15 +416,15 @@ def test_conv2d_choices(defines, tf32, hint, want):
 def test_memory_bound_ranks_by_the_bytes_each_configuration_moves():
     """Equally busy bandwidth, but one configuration moves 1.5x the bytes (a second pass over
     the data): its efficiency is scaled by 1/1.5 and it loses, though the source lists it first."""
-    a = (cm.Config((("B", 1),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024, traffic=3 << 20)])
-    b = (cm.Config((("B", 2),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024, traffic=2 << 20)])
-    choice = cm.choose_memory_bound([a, b], "sm_90a")
+    a = (cm.Config((("B", 1),), 4, 3), [mm.MemoryProfile("k", (4096,), 1024, traffic=3 << 20)])
+    b = (cm.Config((("B", 2),), 4, 3), [mm.MemoryProfile("k", (4096,), 1024, traffic=2 << 20)])
+    choice = mm.choose_memory_bound([a, b], "sm_90a")
     assert choice.config.tunables == (("B", 2),)
     assert [round(e.efficiency, 3) for e in choice.ranked] == [1.0, 0.667]
     assert "3.0 MiB moved" in choice.explain()
     # one unknown traffic: the bytes are not compared at all (source order among the ties)
-    c = (cm.Config((("B", 3),), 4, 3), [cm.MemoryProfile("k", (4096,), 1024)])
-    assert cm.choose_memory_bound([a, b, c], "sm_90a").config.tunables == (("B", 1),)
+    c = (cm.Config((("B", 3),), 4, 3), [mm.MemoryProfile("k", (4096,), 1024)])
+    assert mm.choose_memory_bound([a, b, c], "sm_90a").config.tunables == (("B", 1),)
 
 
 def test_memory_bound_traffic_from_the_grid_and_the_problem():

@@ -1,4 +1,5 @@
-"""Choosing meta-parameters ahead of time: the static cost model (:mod:`.cost_model`).
+"""Choosing meta-parameters ahead of time: the static cost models (:mod:`.cost_model` for kernels
+with a ``tt.dot``, :mod:`.memory_model` for the memory-bound ones).
 
 Layer: above ``transforms`` (it reads the frontend's tile IR and the eligibility rules of
 ``accelerate-matmul``), below ``codegen``; the driver calls it.

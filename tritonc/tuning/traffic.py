@@ -1,6 +1,6 @@
 """The bytes one program instance moves: a static estimate over tt IR at given argument values.
 
-The memory-bound cost model (:func:`tritonc.tuning.cost_model.choose_memory_bound`) ranks
+The memory-bound cost model (:func:`tritonc.tuning.memory_model.choose_memory_bound`) ranks
 configurations by how close they keep the DRAM bandwidth busy; that alone cannot tell that
 softmax with ``BLOCK < N`` takes its two-pass path and reads each row twice, while
 ``BLOCK >= N`` reads it once. This module counts, for one program instance of a kernel and
