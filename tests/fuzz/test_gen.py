@@ -7,7 +7,8 @@ from hypothesis import HealthCheck, given, seed, settings
 
 from tritonc.fuzz import ctypes as C
 from tritonc.fuzz.execute import compile_program, run_reference
-from tritonc.fuzz.gen import Ex, _binary_int, convert, programs
+from tritonc.fuzz.expressions import Ex, _binary_int, convert
+from tritonc.fuzz.gen import programs
 
 
 def test_usual_arithmetic_conversions():

@@ -2,6 +2,8 @@
 
 * :mod:`tritonc.fuzz.gen`: hypothesis strategies for well-typed kernels without undefined
   behaviour (:func:`~tritonc.fuzz.gen.programs`), fragment by fragment;
+* :mod:`tritonc.fuzz.expressions`: the typed element-wise expressions of those kernels, with
+  the interval and error bound of each value;
 * :mod:`tritonc.fuzz.program`: the :class:`Program` record (source, parameters, arguments,
   options, per-output checks) and its regression-case text;
 * :mod:`tritonc.fuzz.execute`: the executors (interpreter, SIMT simulator, GPU);
