@@ -6,6 +6,7 @@ It sits beside the tools in the layer order (it imports the code generator); see
 :mod:`tritonc.simt.simulator`.
 """
 from .races import RaceError, RaceShadow
-from .simulator import Memory, Simulator, lower_for_simulation, run_kernel, run_lowered
+from .memory import Memory
+from .simulator import Simulator, lower_for_simulation, run_kernel, run_lowered
 
 __all__ = ["Memory", "RaceError", "RaceShadow", "Simulator", "lower_for_simulation", "run_kernel", "run_lowered"]

@@ -13,10 +13,6 @@ once (a value is an array over threads), so the warp-collective instructions (``
   with no ``bar.sync`` between raises :class:`~tritonc.simt.races.RaceError` naming both ops
   (``run_kernel(..., races=False)`` turns the check off). A ``bar.sync`` reached by only part
   of the CTA is an error;
-* ``cp.async`` is modelled as a copy that lands at the ``cp.async.wait_group`` that covers its
-  group (reads of its bytes before that see the old contents), so a missing wait is seen;
-* ``ldmatrix``/``stmatrix``/``mma`` follow the PTX ISA fragment definitions (9.7.14.5.14-15);
-  mma products are computed in float64 and rounded once to the accumulator type;
 * the f32 math intrinsics (``ex2.approx``, ``mul.rm``, ``div.full``, ``rsqrt.approx``,
   ``sin.approx``, ``cos.approx``) are computed in float64 and rounded once to f32 (the
   hardware's approximate results differ from these by at most their PTX error bounds);
@@ -24,152 +20,38 @@ once (a value is an array over threads), so the warp-collective instructions (``
   half of the 64-bit product;
 * control flow must be uniform except the lowering's ``if (pred) { ... }`` diamonds (a
   conditional branch whose false target is where the true side rejoins), run under a mask;
-* the inline-asm forms of ``memory.py`` (predicated ``ld.global``/``st.global``, optionally
-  vectorised, and the ``mad.wide.s32`` that forms global addresses in loops: ``d = sext(a) *
-  sext(b) + c`` mod 2^64) and ``atomics.py``'s vector ``red.global.add.vN.f32`` (thread by
-  thread, element by element, as ``atomicrmw``) are interpreted from their text;
-* ``wgmma.mma_async`` (``dot_wgmma.py``'s inline asm) runs per warp group when it is issued,
-  reading A and B through the matrix descriptors (PTX ISA 9.7.15.5.1: start address, LBO,
-  SBO, swizzle mode; the canonical K-major and MN-major layouts, the swizzle applied to
-  address bits) and writing the accumulator fragments of PTX ISA 9.7.15.5.3; the shared
-  bytes it read are remembered with its group, and ``wgmma.wait_group`` checks that nothing
-  overwrote them before the group was waited for (a copy into a slot still being read).
+* the inline-asm forms of ``codegen/llvm/memory.py`` (predicated ``ld.global``/``st.global``,
+  optionally vectorised, and the ``mad.wide.s32`` that forms global addresses in loops: ``d =
+  sext(a) * sext(b) + c`` mod 2^64) and ``atomics.py``'s vector ``red.global.add.vN.f32``
+  (thread by thread, element by element, as ``atomicrmw``) are interpreted from their text;
+* the tensor-core and asynchronous-copy instructions (``cp.async`` and its groups,
+  ``ldmatrix``/``stmatrix``, ``mma.sync``, ``wgmma`` and its groups) are modelled in
+  :mod:`tritonc.simt.tensor_core`, after the PTX ISA's fragment and descriptor definitions.
+
+Values (numpy arrays over the threads) and the global and shared memory they are loaded from
+are :mod:`tritonc.simt.memory`.
 
 Usage: ``run_kernel(module, name, grid, args)`` with a ttg module (layouts, shared-memory
 plan and barriers done); numpy arrays for pointer arguments (updated in place). To run an
 edited lowering (e.g. a test that deletes a barrier), ``lower_for_simulation`` then
-``run_lowered``. Not modelled: atomics (``atomicrmw``, ``cmpxchg``, ``fence``) and the inline-asm
-forms other than the ones above raise ``NotImplementedError``.
+``run_lowered``. Atomics (``atomicrmw``, ``cmpxchg``) run one thread at a time in thread order
+(``extra_ops.atomic``); the inline-asm forms other than the ones above raise
+``NotImplementedError``.
 """
 from __future__ import annotations
 
 import re
 
 import llvmlite.ir as ir
-import ml_dtypes
 import numpy as np
 
-from .races import RaceShadow, lane_bytes
 from . import extra_ops
-
-WARP = 32
-GLOBAL_BASE = 1 << 20
-
-
-def _np_dtype(ty: ir.Type):
-    if isinstance(ty, ir.IntType):
-        return {1: np.bool_, 8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[ty.width]
-    s = str(ty)
-    if s == "half":
-        return np.float16
-    if s == "bfloat":
-        return ml_dtypes.bfloat16
-    if s == "float":
-        return np.float32
-    if s == "double":
-        return np.float64
-    if isinstance(ty, ir.PointerType):
-        return np.uint64
-    raise NotImplementedError(f"type {ty}")
+from .memory import GLOBAL_BASE, WARP, Memory, from_bytes, np_dtype, signed, size_of, to_bytes, wrap
+from .races import RaceShadow, lane_bytes
+from .tensor_core import TensorCoreOps
 
 
-def _size(ty: ir.Type) -> int:
-    if isinstance(ty, ir.VectorType):
-        return ty.count * _size(ty.element)
-    if isinstance(ty, ir.IntType):
-        return max(1, ty.width // 8)
-    if isinstance(ty, ir.PointerType):
-        return 8 if ty.addrspace in (0, 1) else 4
-    return {"half": 2, "bfloat": 2, "float": 4, "double": 8}[str(ty)]
-
-
-def _signed(x: np.ndarray, width: int) -> np.ndarray:
-    x = x.astype(np.int64) if width < 64 else x.view(np.int64)
-    if width < 64:
-        x = np.where(x >= (1 << (width - 1)), x - (1 << width), x)
-    return x
-
-
-def _wrap(x, width: int) -> np.ndarray:
-    if width == 1:
-        return np.asarray(x).astype(np.bool_)
-    if width == 64:
-        return np.asarray(x).astype(np.int64).view(np.uint64) if np.asarray(x).dtype != np.uint64 else np.asarray(x)
-    return (np.asarray(x).astype(np.int64) & ((1 << width) - 1)).astype(_np_dtype(ir.IntType(width)))
-
-
-class Memory:
-    """Global memory (one byte array holding every argument buffer) and shared memory."""
-
-    def __init__(self, arrays: list[np.ndarray], shared_bytes: int):
-        self.addresses = []
-        offset = 0
-        for a in arrays:
-            self.addresses.append(GLOBAL_BASE + offset)
-            offset += (a.nbytes + 255) // 256 * 256
-        self.g = np.zeros(max(offset, 16), dtype=np.uint8)
-        for a, addr in zip(arrays, self.addresses):
-            self.g[addr - GLOBAL_BASE:addr - GLOBAL_BASE + a.nbytes] = np.frombuffer(np.ascontiguousarray(a).tobytes(), np.uint8)
-        self.s = np.full(max(shared_bytes, 16), 0xAB, dtype=np.uint8)
-
-    def space(self, addrspace: int):
-        return (self.s, 0) if addrspace == 3 else (self.g, GLOBAL_BASE)
-
-    def read(self, addrspace: int, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
-        buf, base = self.space(addrspace)
-        out = np.zeros((addr.shape[0], nbytes), dtype=np.uint8)
-        idx = np.nonzero(mask)[0]
-        if idx.size:
-            a = addr[idx].astype(np.int64) - base
-            if (a < 0).any() or (a + nbytes > buf.size).any():
-                bad = idx[(a < 0) | (a + nbytes > buf.size)][0]
-                raise IndexError(f"thread {bad}: read of {nbytes} bytes at {int(addr[bad]):#x} out of bounds "
-                                 f"({'shared' if addrspace == 3 else 'global'})")
-            if nbytes > 1 and (a % nbytes).any() and nbytes <= 16:
-                raise IndexError(f"misaligned {nbytes}-byte read")
-            out[idx] = buf[a[:, None] + np.arange(nbytes)]
-        return out
-
-    def write(self, addrspace: int, addr: np.ndarray, data: np.ndarray, mask: np.ndarray) -> None:
-        buf, base = self.space(addrspace)
-        nbytes = data.shape[1]
-        idx = np.nonzero(mask)[0]
-        if not idx.size:
-            return
-        a = addr[idx].astype(np.int64) - base
-        if (a < 0).any() or (a + nbytes > buf.size).any():
-            raise IndexError(f"write of {nbytes} bytes out of bounds ({'shared' if addrspace == 3 else 'global'})")
-        if nbytes > 1 and (a % min(nbytes, 16)).any():
-            raise IndexError(f"misaligned {nbytes}-byte write")
-        buf[a[:, None] + np.arange(nbytes)] = data[idx]
-
-
-def to_bytes(v: np.ndarray, ty: ir.Type) -> np.ndarray:
-    """[T] or [T, n] values of ``ty`` -> [T, bytes] uint8."""
-    if isinstance(ty, ir.VectorType):
-        el = ty.element
-        arr = np.asarray(v).astype(_np_dtype(el)) if not isinstance(el, ir.IntType) or el.width > 1 else v
-        if isinstance(el, ir.IntType) and el.width == 1:
-            arr = np.asarray(v).astype(np.uint8)
-        return np.ascontiguousarray(arr).view(np.uint8).reshape(arr.shape[0], -1)
-    if isinstance(ty, ir.IntType) and ty.width == 1:
-        return np.asarray(v).astype(np.uint8).reshape(-1, 1)
-    arr = np.ascontiguousarray(np.asarray(v).astype(_np_dtype(ty)))
-    return arr.view(np.uint8).reshape(arr.shape[0], -1)
-
-
-def from_bytes(b: np.ndarray, ty: ir.Type):
-    if isinstance(ty, ir.VectorType):
-        el = ty.element
-        if isinstance(el, ir.IntType) and el.width == 1:
-            return b.astype(np.bool_)
-        return np.ascontiguousarray(b).view(_np_dtype(el)).reshape(b.shape[0], ty.count)
-    if isinstance(ty, ir.IntType) and ty.width == 1:
-        return b[:, 0].astype(np.bool_)
-    return np.ascontiguousarray(b).view(_np_dtype(ty)).reshape(b.shape[0])
-
-
-class Simulator:
+class Simulator(TensorCoreOps):
     """One CTA of ``fn`` (``num_warps`` warps) on ``mem``; ``races``: keep the shadow state of
     shared memory and raise :class:`~tritonc.simt.races.RaceError` at the first race."""
 
@@ -180,13 +62,10 @@ class Simulator:
         self.shadow = RaceShadow(mem.s.size, num_warps) if races else None
         self.env: dict = {}
         for a, v in zip(fn.args, args):
-            self.env[id(a)] = np.full(self.T, v, dtype=_np_dtype(a.type) if not isinstance(a.type, ir.PointerType)
+            self.env[id(a)] = np.full(self.T, v, dtype=np_dtype(a.type) if not isinstance(a.type, ir.PointerType)
                                       else np.uint64)
         self.ctaid, self.nctaid = ctaid, nctaid
-        self.groups: list = []      # committed cp.async groups, oldest first
-        self.pending: list = []     # copies issued since the last commit
-        self.wg_groups: list = []   # committed wgmma groups: (addresses, bytes, first warp, op) they read
-        self.wg_pending: list = []  # wgmma reads since the last commit
+        self.init_async_state()
 
     # -- race shadow ----------------------------------------------------------------------------
     def op(self, inst, suffix: str = "", key=None) -> int:
@@ -231,18 +110,18 @@ class Simulator:
         ty = c.type
         if isinstance(ty, ir.VectorType):
             if c.constant is None or c.constant is ir.Undefined:
-                return np.zeros((self.T, ty.count), dtype=_np_dtype(ty.element))
+                return np.zeros((self.T, ty.count), dtype=np_dtype(ty.element))
             return np.stack([self.const(e) for e in c.constant], axis=1)
         if isinstance(ty, ir.BaseStructType):
-            return tuple(np.zeros(self.T, dtype=_np_dtype(e)) for e in ty.elements)
+            return tuple(np.zeros(self.T, dtype=np_dtype(e)) for e in ty.elements)
         value = c.constant
         if value is None or value is ir.Undefined:
             value = 0
         if isinstance(ty, ir.IntType):
-            return _wrap(np.full(self.T, int(value), dtype=np.int64), ty.width)
+            return wrap(np.full(self.T, int(value), dtype=np.int64), ty.width)
         if isinstance(ty, ir.PointerType):
             return np.zeros(self.T, dtype=np.uint64)
-        return np.full(self.T, float(value), dtype=_np_dtype(ty))
+        return np.full(self.T, float(value), dtype=np_dtype(ty))
 
     # -- driver --------------------------------------------------------------------------------
     def run(self) -> None:
@@ -311,7 +190,7 @@ class Simulator:
             if isinstance(inst, ir.CallInstr):
                 return self.call(inst, mask)
             if isinstance(inst, (ir.AtomicRMW, ir.CmpXchg)):
-                return extra_ops.atomic(self, inst, mask, to_bytes, from_bytes, _size)
+                return extra_ops.atomic(self, inst, mask, to_bytes, from_bytes, size_of)
             if isinstance(inst, ir.Fence):
                 return None
             if isinstance(inst, ir.GEPInstr):
@@ -319,14 +198,14 @@ class Simulator:
                 etype = inst.source_etype
                 idx = self.val(inst.indices[0])
                 width = inst.indices[0].type.width
-                off = _signed(idx, width) * _size(etype)
+                off = signed(idx, width) * size_of(etype)
                 return (base + off).astype(np.uint64)
             if isinstance(inst, ir.LoadInstr):
                 ptr = o[0]
                 addr = self.val(ptr)
-                data = self.mem.read(ptr.type.addrspace, addr, _size(ty), mask)
+                data = self.mem.read(ptr.type.addrspace, addr, size_of(ty), mask)
                 if self.shadow is not None and ptr.type.addrspace == 3:
-                    self.shadow_access("read", inst, addr, _size(ty), mask)
+                    self.shadow_access("read", inst, addr, size_of(ty), mask)
                 return from_bytes(data, ty)
             if isinstance(inst, ir.StoreInstr):
                 value, ptr = o
@@ -368,9 +247,9 @@ class Simulator:
             if op in ("fadd", "fsub", "fmul", "fdiv", "frem"):
                 a, b = self.val(o[0]).astype(np.float64), self.val(o[1]).astype(np.float64)
                 r = {"fadd": a + b, "fsub": a - b, "fmul": a * b, "fdiv": a / b, "frem": np.fmod(a, b)}[op]
-                return r.astype(_np_dtype(ty))
+                return r.astype(np_dtype(ty))
             if op == "fneg":
-                return (-self.val(o[0]).astype(np.float64)).astype(_np_dtype(ty))
+                return (-self.val(o[0]).astype(np.float64)).astype(np_dtype(ty))
         raise NotImplementedError(f"simulator: instruction {op} ({type(inst).__name__})")
 
     def int_binary(self, op, a, b, ty):
@@ -392,7 +271,7 @@ class Simulator:
         elif op == "lshr":
             r = np.where(ub < w, ua >> (ub % 64), 0)
         elif op == "ashr":
-            r = (_signed(a, w) >> np.minimum(ub, w - 1).astype(np.int64)).astype(np.int64)
+            r = (signed(a, w) >> np.minimum(ub, w - 1).astype(np.int64)).astype(np.int64)
         elif op == "and":
             r = ua & ub
         elif op == "or":
@@ -404,17 +283,17 @@ class Simulator:
         elif op == "urem":
             r = np.where(ub == 0, 0, ua % np.where(ub == 0, 1, ub))
         else:
-            sa, sb = _signed(a, w), _signed(b, w)
+            sa, sb = signed(a, w), signed(b, w)
             sb1 = np.where(sb == 0, 1, sb)
             q = sa // sb1  # exact integer division (a float quotient loses bits above 2^53),
             q = q + ((sa % sb1 != 0) & ((sa < 0) != (sb1 < 0)))  # rounded toward zero as in LLVM
             r = q if op == "sdiv" else sa - q * sb1
-        return _wrap(np.asarray(r).astype(np.uint64).view(np.int64) if np.asarray(r).dtype == np.uint64 else r, w)
+        return wrap(np.asarray(r).astype(np.uint64).view(np.int64) if np.asarray(r).dtype == np.uint64 else r, w)
 
     def icmp(self, pred, a, b, ty):
         w = ty.width if isinstance(ty, ir.IntType) else 64
         if pred[0] == "s" and pred not in ("eq", "ne"):
-            a, b = _signed(a, w), _signed(b, w)
+            a, b = signed(a, w), signed(b, w)
         else:
             a, b = a.astype(np.uint64), b.astype(np.uint64)
         p = pred.lstrip("su") if pred not in ("eq", "ne") else pred
@@ -441,22 +320,22 @@ class Simulator:
             return from_bytes(data, dst)
         if op in ("zext", "trunc"):
             if isinstance(src, ir.IntType) and src.width == 1:
-                return _wrap(x.astype(np.int64), dst.width)
-            return _wrap(x.astype(np.uint64).view(np.int64) if x.dtype == np.uint64 else x.astype(np.int64), dst.width)
+                return wrap(x.astype(np.int64), dst.width)
+            return wrap(x.astype(np.uint64).view(np.int64) if x.dtype == np.uint64 else x.astype(np.int64), dst.width)
         if op == "sext":
-            return _wrap(_signed(x, src.width), dst.width)
+            return wrap(signed(x, src.width), dst.width)
         if op in ("fpext", "fptrunc"):
-            return x.astype(np.float64).astype(_np_dtype(dst)) if op == "fptrunc" else x.astype(_np_dtype(dst))
+            return x.astype(np.float64).astype(np_dtype(dst)) if op == "fptrunc" else x.astype(np_dtype(dst))
         if op == "sitofp":
-            return _signed(x, src.width).astype(np.float64).astype(_np_dtype(dst))
+            return signed(x, src.width).astype(np.float64).astype(np_dtype(dst))
         if op == "uitofp":
-            return x.astype(np.float64).astype(_np_dtype(dst))
+            return x.astype(np.float64).astype(np_dtype(dst))
         if op == "fptosi":
-            return _wrap(np.trunc(x.astype(np.float64)).astype(np.int64), dst.width)
+            return wrap(np.trunc(x.astype(np.float64)).astype(np.int64), dst.width)
         if op == "fptoui":
-            return _wrap(np.trunc(x.astype(np.float64)).astype(np.int64), dst.width)
+            return wrap(np.trunc(x.astype(np.float64)).astype(np.int64), dst.width)
         if op in ("ptrtoint", "inttoptr"):
-            return x.astype(np.uint64) if op == "inttoptr" else _wrap(x.astype(np.uint64).view(np.int64), dst.width)
+            return x.astype(np.uint64) if op == "inttoptr" else wrap(x.astype(np.uint64).view(np.int64), dst.width)
         raise NotImplementedError(f"cast {op}")
 
     # -- calls ---------------------------------------------------------------------------------
@@ -473,7 +352,7 @@ class Simulator:
             i = "xyz".index(axis)
             value = {"tid": np.arange(self.T) if i == 0 else np.zeros(self.T), "ntid": np.full(self.T, self.T if i == 0 else 1),
                      "ctaid": np.full(self.T, self.ctaid[i]), "nctaid": np.full(self.T, self.nctaid[i])}[kind]
-            return _wrap(np.asarray(value, dtype=np.int64), 32)
+            return wrap(np.asarray(value, dtype=np.int64), 32)
         if name in ("llvm.nvvm.barrier.cta.sync.aligned.all", "llvm.nvvm.barrier0"):
             if not mask.all():
                 raise RuntimeError(
@@ -486,9 +365,7 @@ class Simulator:
                     "llvm.nvvm.wgmma.fence.sync.aligned"):
             return None
         if name == "llvm.nvvm.wgmma.commit_group.sync.aligned":
-            self.wg_groups.append(self.wg_pending)
-            self.wg_pending = []
-            return None
+            return self.wgmma_commit()
         if name == "llvm.nvvm.wgmma.wait_group.sync.aligned":
             self.wgmma_wait(int(args[0].constant), inst)
             return None
@@ -499,31 +376,11 @@ class Simulator:
         if name.startswith("llvm.nvvm.mma."):
             return self.mma(name, [self.val(a) for a in args])
         if name.startswith("llvm.nvvm.cp.async.") and ".shared.global." in name:
-            dst, src, size = (self.val(a) for a in args)
-            n = int(name.split(".shared.global.")[1].split(".")[0])
-            size = size.astype(np.int64)
-            active = mask & (size > 0)
-            if (src[active].astype(np.int64) % n).any():
-                raise IndexError(f"cp.async of {n} bytes from a misaligned global address")
-            data = np.zeros((self.T, n), dtype=np.uint8)
-            for j in range(n):
-                data[:, j] = self.mem.read(1, src + np.uint64(j), 1, mask & (size > j))[:, 0]
-            epoch = None
-            if self.shadow is not None:  # the copy may land from now on: not over bytes a wgmma reads
-                a, w = lane_bytes(dst, np.nonzero(mask)[0], n)
-                self.shadow.check_in_flight(a, w, self.op(inst))
-                epoch = self.shadow.epoch
-            self.pending.append((dst.copy(), data, mask.copy(), inst, epoch))
-            return None
+            return self.cp_async(name, [self.val(a) for a in args], mask, inst)
         if name == "llvm.nvvm.cp.async.commit.group":
-            self.groups.append(self.pending)
-            self.pending = []
-            return None
+            return self.cp_async_commit()
         if name == "llvm.nvvm.cp.async.wait.group":
-            keep = int(args[0].constant)
-            while len(self.groups) > keep:
-                self.land(self.groups.pop(0), inst)
-            return None
+            return self.cp_async_wait(int(args[0].constant), inst)
         if name == "llvm.nvvm.cp.async.wait.all":
             return self.call_wait_all(inst)
         if name == "llvm.nvvm.f2tf32.rna":
@@ -537,14 +394,14 @@ class Simulator:
         if name.startswith(("llvm.fabs.", "llvm.floor.", "llvm.ceil.", "llvm.sqrt.", "llvm.rint.")):
             f = {"fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "sqrt": np.sqrt,
                  "rint": np.rint}[name.split(".")[1]]
-            return f(self.val(args[0]).astype(np.float64)).astype(_np_dtype(inst.type))
+            return f(self.val(args[0]).astype(np.float64)).astype(np_dtype(inst.type))
         if name.startswith("llvm.fma."):
             a, b, c = (self.val(x).astype(np.float64) for x in args)
-            return (a * b + c).astype(_np_dtype(inst.type))
+            return (a * b + c).astype(np_dtype(inst.type))
         if name.startswith(("llvm.maxnum.", "llvm.minnum.")):
             a, b = (self.val(x).astype(np.float64) for x in args)
             f = np.fmax if "max" in name else np.fmin
-            return f(a, b).astype(_np_dtype(inst.type))
+            return f(a, b).astype(np_dtype(inst.type))
         if name == "llvm.nvvm.mulhi.ui":  # mul.hi.u32: the high half of the 64-bit product
             a, b = (self.val(x).astype(np.uint64) for x in args)
             return ((a * b) >> np.uint64(32)).astype(np.uint32)
@@ -552,15 +409,15 @@ class Simulator:
             w = inst.type.width
             a, b = (self.val(x) for x in args)
             if name.startswith("llvm.s"):
-                a, b = _signed(a, w), _signed(b, w)
+                a, b = signed(a, w), signed(b, w)
             f = np.maximum if "max" in name else np.minimum
-            return _wrap(f(a, b).astype(np.int64), w)
+            return wrap(f(a, b).astype(np.int64), w)
         if name.startswith("llvm.nvvm.shfl.sync.bfly."):
             _, x, lanemask, _ = (self.val(a) for a in args)
             lane = np.arange(self.T) % WARP
             src = (np.arange(self.T) - lane) + (lane ^ lanemask.astype(np.int64))
             return x[src.astype(np.int64)]
-        result = extra_ops.call_intrinsic(name, [self.val(a) for a in args], _np_dtype(inst.type))
+        result = extra_ops.call_intrinsic(name, [self.val(a) for a in args], np_dtype(inst.type))
         if result is not None:
             return result
         raise NotImplementedError(f"simulator: call of {name}")
@@ -587,205 +444,7 @@ class Simulator:
             return (np.sin if ".sin." in name else np.cos)(a[0]).astype(np.float32)
         return (1.0 / np.sqrt(a[0])).astype(np.float32)
 
-    def call_wait_all(self, inst):
-        self.groups.append(self.pending)
-        self.pending = []
-        while self.groups:
-            self.land(self.groups.pop(0), inst)
-
-    def land(self, group: list, wait) -> None:
-        """The copies of a ``cp.async`` group land at the wait ``wait`` that covers it (in the
-        shadow: written by the issuing warp at the wait, racing with every access by another
-        warp since the issue's epoch)."""
-        for dst, data, m, issue, epoch in group:
-            self.mem.write(3, dst, data, m)
-            if self.shadow is not None:
-                a, w = lane_bytes(dst, np.nonzero(m)[0], data.shape[1])
-                op = self.op(issue, f"; landed at {self.op_text(wait)}", key=(id(issue), id(wait)))
-                self.shadow.write(a, w, op, since=epoch)
-
-    def ldmatrix(self, name, addr, inst=None):
-        """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (PTX ISA 9.7.14.5.15): matrix ``i``'s
-        eight 16-byte rows come from the addresses of lanes ``8i .. 8i + 7`` of each warp."""
-        count = int(re.search(r"\.x(\d)", name).group(1))
-        trans = ".trans" in name
-        out = [np.zeros(self.T, dtype=np.uint32) for _ in range(count)]
-        lane = np.arange(WARP)
-        g, t = lane // 4, lane % 4
-        for w in range(self.T // WARP):
-            lanes = np.arange(w * WARP, (w + 1) * WARP)
-            for i in range(count):
-                rows = addr[lanes[8 * i:8 * i + 8]]
-                m = self.mem.read(3, rows, 16, np.ones(8, dtype=bool)).view(np.uint16).reshape(8, 8)
-                if trans:
-                    m = m.T
-                out[i][lanes] = m[g, 2 * t].astype(np.uint32) | (m[g, 2 * t + 1].astype(np.uint32) << 16)
-        if self.shadow is not None and inst is not None:
-            lanes = np.nonzero((np.arange(self.T) % WARP) < 8 * count)[0]
-            a, w = lane_bytes(addr, lanes, 16)
-            self.shadow.read(a, w, self.op(inst))
-        return tuple(out)
-
-    def stmatrix(self, name, addr, regs, inst=None):
-        """``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (PTX ISA 9.7.14.5.16), the inverse
-        of :meth:`ldmatrix`: lane ``4g + t``'s register ``i`` holds elements ``(g, 2t)`` and
-        ``(g, 2t + 1)`` of matrix ``i`` (transposed with ``.trans``), whose eight 16-byte rows go
-        to the addresses of lanes ``8i .. 8i + 7`` of the warp."""
-        count = int(re.search(r"\.x(\d)", name).group(1))
-        trans = ".trans" in name
-        lane = np.arange(WARP)
-        g, t = lane // 4, lane % 4
-        for w in range(self.T // WARP):
-            lanes = np.arange(w * WARP, (w + 1) * WARP)
-            for i in range(count):
-                r = np.asarray(regs[i]).astype(np.uint32)[lanes]
-                m = np.zeros((8, 8), dtype=np.uint16)
-                m[g, 2 * t] = r & 0xFFFF
-                m[g, 2 * t + 1] = r >> 16
-                if trans:
-                    m = np.ascontiguousarray(m.T)
-                self.mem.write(3, addr[lanes[8 * i:8 * i + 8]], m.view(np.uint8).reshape(8, 16),
-                               np.ones(8, dtype=bool))
-        if self.shadow is not None and inst is not None:
-            lanes = np.nonzero((np.arange(self.T) % WARP) < 8 * count)[0]
-            a, w = lane_bytes(addr, lanes, 16)
-            self.shadow.write(a, w, self.op(inst))
-        return None
-
-    def mma(self, name, args):
-        shape = re.search(r"m16n8k(\d+)", name)
-        K = int(shape.group(1))
-        kind = name.split(".")[-1]
-        if name.endswith(".f32.f32"):
-            etype, kw = np.float16, 2
-        elif kind == "bf16":
-            etype, kw = ml_dtypes.bfloat16, 2
-        elif kind == "tf32":
-            etype, kw = np.float32, 1
-        elif kind == "s8":
-            etype, kw = np.int8, 4
-        else:
-            raise NotImplementedError(name)
-        a_regs, b_regs, c_regs = args[0:4], args[4:6], args[6:10]
-
-        def elems(reg):  # [T] packed 32-bit register -> [T, kw] elements
-            if isinstance(reg, np.ndarray) and reg.ndim == 2:  # <2 x half>
-                return reg.astype(np.float64)
-            raw = np.ascontiguousarray(np.asarray(reg).astype(np.uint32))
-            return raw.view(etype).reshape(self.T, kw).astype(np.float64)
-        acc_int = kind == "s8"
-        outs = [np.zeros(self.T, dtype=np.int64 if acc_int else np.float64) for _ in range(4)]
-        lane = np.arange(WARP)
-        g, t = lane // 4, lane % 4
-        ea = [elems(r) for r in a_regs]
-        eb_ = [elems(r) for r in b_regs]
-        cs = [(_signed(np.asarray(c), 32).astype(np.float64) if acc_int else np.asarray(c).astype(np.float64))
-              for c in c_regs]
-        for w in range(self.T // WARP):
-            lanes = np.arange(w * WARP, (w + 1) * WARP)
-            A = np.zeros((16, K))
-            B = np.zeros((K, 8))
-            C = np.zeros((16, 8))
-            for r in range(4):
-                for e in range(kw):
-                    A[g + 8 * (r % 2), kw * t + 4 * kw * (r // 2) + e] = ea[r][lanes, e]
-            for r in range(2):
-                for e in range(kw):
-                    B[kw * t + 4 * kw * r + e, g] = eb_[r][lanes, e]
-            C[g, 2 * t], C[g, 2 * t + 1], C[g + 8, 2 * t], C[g + 8, 2 * t + 1] = (c[lanes] for c in cs)
-            D = A @ B + C
-            for j, (dr, dc) in enumerate(((0, 0), (0, 1), (8, 0), (8, 1))):
-                outs[j][lanes] = D[g + dr, 2 * t + dc]
-        if acc_int:
-            return tuple(_wrap(o, 32) for o in outs)
-        return tuple(o.astype(np.float32) for o in outs)
-
-    # -- wgmma -----------------------------------------------------------------------------------
-    def wgmma_wait(self, keep: int, inst=None) -> None:
-        while len(self.wg_groups) > keep:
-            for addr, data, first_warp, op in self.wg_groups.pop(0):
-                now = self.mem.s[addr]
-                if not np.array_equal(now, data):
-                    raise RuntimeError("shared memory read by a wgmma was overwritten before its wait_group")
-                if self.shadow is not None:
-                    self.shadow.retire(addr, first_warp, op)
-
-    def _wgmma_operand(self, desc: int, rows: int, transposed: bool, etype, first_warp: int = 0,
-                       op: int = 0) -> np.ndarray:
-        """The ``[rows, 16]`` matrix (M or N rows, K columns) a descriptor describes."""
-        start = (desc & 0x3FFF) << 4
-        lbo = ((desc >> 16) & 0x3FFF) << 4
-        sbo = ((desc >> 32) & 0x3FFF) << 4
-        swizzle = {1: 128, 2: 64, 3: 32}[desc >> 62]
-        eb = np.dtype(etype).itemsize
-        width = swizzle // eb
-        r, k = np.meshgrid(np.arange(rows), np.arange(16), indexing="ij")
-        if transposed:  # MN-major: 8-row K groups SBO apart, swizzle-wide MN blocks LBO apart
-            linear = start + (r // width) * lbo + (k // 8) * sbo + (k % 8) * swizzle + (r % width) * eb
-        else:           # K-major: 8-row groups SBO apart, rows one swizzle width apart
-            linear = start + (r // 8) * sbo + (r % 8) * swizzle + k * eb
-        mask = swizzle // 16 - 1
-        addr = linear ^ (((linear >> 7) & mask) << 4)
-        byte_addr = (addr[..., None] + np.arange(eb)).reshape(-1)
-        data = self.mem.s[byte_addr].copy()
-        self.wg_pending.append((byte_addr, data, first_warp, op))
-        if self.shadow is not None:
-            self.shadow.issue(byte_addr, first_warp, op)
-        return data.view(etype).reshape(rows, 16).astype(np.float64)
-
-    def wgmma(self, text: str, vals: list, inst=None) -> tuple:
-        m_ = re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ \{([^}]*)\}, \$(\d+), "
-                       r"\$(\d+), p, 1, 1, (\d), (\d);", text)
-        a_regs = None
-        if m_ is None:  # A in registers: {a0, a1, a2, a3}, b-desc, scale-d, 1, 1, trans-b (PTX ISA 9.7.15.5.2)
-            r_ = re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(\w+)\.\w+ \{([^}]*)\}, "
-                           r"\{([^}]*)\}, \$(\d+), p, 1, 1, (\d);", text)
-            a_regs = [int(x.strip().lstrip("$")) for x in r_.group(4).split(",")]
-            groups = (r_.group(1), r_.group(2), r_.group(3), None, r_.group(5), None, r_.group(6))
-        else:
-            groups = m_.groups()
-        n = int(groups[0])
-        etype = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}[groups[1]]
-        count = len(groups[2].split(","))
-        ia, ib = (int(groups[3]) if groups[3] is not None else None), int(groups[4])
-        scale = int(re.search(r"setp\.ne\.b32 p, \$(\d+), 0", text).group(1))
-        regs = {count + i: v for i, v in enumerate(vals)}  # inputs after the outputs
-        acc = [np.asarray(regs[count + i]).astype(np.float64) for i in range(count)]  # tied inputs
-        outs = [a.copy() for a in acc]
-        lane = np.arange(WARP)
-        g, t = lane // 4, lane % 4
-        for wg in range(self.T // 128):
-            base = 128 * wg
-            op = self.op(inst) if self.shadow is not None else 0
-            if a_regs is None:
-                A = self._wgmma_operand(int(regs[ia][base]), 64, groups[5] == "1", etype, 4 * wg, op)
-            else:  # per warp, the mma.sync m16n8k16 A fragment of its 16 rows
-                A = np.zeros((64, 16))
-                for w in range(4):
-                    lanes = base + 32 * w + lane
-                    for i, (dr, dc) in enumerate(((0, 0), (8, 0), (0, 8), (8, 8))):
-                        word = np.asarray(regs[a_regs[i]][lanes]).astype(np.int64) & 0xFFFFFFFF
-                        pair = word.astype(np.uint32).view(np.uint16).reshape(WARP, 2)
-                        vals = pair.view(etype).astype(np.float64)
-                        for e in range(2):
-                            A[16 * w + g + dr, 2 * t + dc + e] = vals[:, e]
-            B = self._wgmma_operand(int(regs[ib][base]), n, groups[6] == "1", etype, 4 * wg, op).T
-            C = np.zeros((64, n))
-            use_c = bool(regs[scale][base])
-            for w in range(4):
-                lanes = base + 32 * w + lane
-                for j in range(n // 8):
-                    for i, (dr, dc) in enumerate(((0, 0), (0, 1), (8, 0), (8, 1))):
-                        C[16 * w + g + dr, 8 * j + 2 * t + dc] = acc[4 * j + i][lanes]
-            D = A @ B + (C if use_c else 0)
-            for w in range(4):
-                lanes = base + 32 * w + lane
-                for j in range(n // 8):
-                    for i, (dr, dc) in enumerate(((0, 0), (0, 1), (8, 0), (8, 1))):
-                        outs[4 * j + i][lanes] = D[16 * w + g + dr, 8 * j + 2 * t + dc]
-        return tuple(o.astype(np.float32) for o in outs)
-
-    # -- inline asm (memory.py: predicated global accesses, mad.wide addresses) ---------------
+    # -- inline asm (codegen's memory.py: predicated global accesses, mad.wide addresses) -------
     def inline_asm(self, asm: ir.InlineAsm, vals, types, ret_ty, mask, inst=None):
         text = asm.asm
         if "wgmma.mma_async" in text:
@@ -823,7 +482,7 @@ class Simulator:
             mad = re.match(r"mad\.wide\.s32\s+\$(\d+),\s*([^,]+),\s*([^,]+),\s*([^,]+)$", stmt)
             if mad:  # d = sext(a) * sext(b) + c, 32 x 32 -> 64 bits, c and d 64 bits (mod 2^64)
                 a, b_, c = (operand(mad.group(k)) for k in (2, 3, 4))
-                prod = _signed(_wrap(a, 32), 32) * _signed(_wrap(b_, 32), 32)
+                prod = signed(wrap(a, 32), 32) * signed(wrap(b_, 32), 32)
                 res = prod.view(np.uint64) + np.asarray(c).astype(np.int64).view(np.uint64)
                 dst = int(mad.group(1))
                 regs[dst] = np.where(pred, res, regs.get(dst, res))
@@ -882,10 +541,10 @@ class Simulator:
         for i, t in enumerate(outs_types):
             v = regs[i]
             if isinstance(t, ir.IntType):
-                outs.append(_wrap(np.asarray(v).astype(np.int64), t.width))
+                outs.append(wrap(np.asarray(v).astype(np.int64), t.width))
             else:
-                raw = _wrap(np.asarray(v).astype(np.int64), 8 * _size(t))
-                outs.append(from_bytes(to_bytes(raw, ir.IntType(8 * _size(t))), t))
+                raw = wrap(np.asarray(v).astype(np.int64), 8 * size_of(t))
+                outs.append(from_bytes(to_bytes(raw, ir.IntType(8 * size_of(t))), t))
         if not outs_types:
             return None
         return tuple(outs) if len(outs) > 1 else outs[0]
