@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from fixture_kernels import SCALAR_ARGS_PARAMS, VECTOR_ADD_PARAMS, make_kernel
-from tritonc.launcher.c_header import c_param_names, c_string_literal, find_cuda_include, generate_c_header
+from tritonc.launcher.c_header import find_cuda_include, generate_c_header
+from tritonc.launcher.c_launch import c_param_names
+from tritonc.launcher.c_text import c_string_literal
 from tritonc.launcher.signature import CompiledKernel, KernelParam, parse_signature_lines
 
 FAKE = Path(__file__).parent / "fake_cuda"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from fixture_kernels import make_kernel
-from tritonc.launcher.c_header import c_arg_type, find_cuda_include, generate_c_header
+from tritonc.launcher.c_header import find_cuda_include, generate_c_header
+from tritonc.launcher.c_launch import c_arg_type
 from tritonc.launcher.signature import KernelParam
 
 FAKE = Path(__file__).parent / "fake_cuda"
