@@ -57,7 +57,7 @@ def test_tune_then_dispatch(tmp_path):
         import va
     finally:
         sys.path.pop(0)
-    from tritonc.tools.tune import Gpu
+    from tritonc.tools.tune_timing import Gpu
 
     gpu = Gpu()
     n = 4194304 + 3

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tritonc.launcher.signature import KernelParam
-from tritonc.tools.tune import host_arguments, parse_sizes
+from tritonc.tools.tune_inputs import host_arguments, parse_sizes
 from tritonc.tools.tune_compare import SIZES, Row, parse_args, render, sizes_toml, space_size
 
 

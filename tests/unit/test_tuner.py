@@ -1,6 +1,7 @@
-"""tritonc-tune (tritonc/tools/tune.py) without a GPU: the sizes file, expressions, argument
-construction, the output check, and the measuring loop against a fake GPU (numpy memory) and a
-fake launcher module, down to the table it writes. The GPU run is tests/gpu/test_tuner_gpu.py."""
+"""tritonc-tune (tritonc/tools/tune.py, tune_inputs.py, tune_timing.py) without a GPU: the
+sizes file, expressions, argument construction, the output check, and the measuring loop
+against a fake GPU (numpy memory) and a fake launcher module, down to the table it writes.
+The GPU run is tests/gpu/test_tuner_gpu.py."""
 from __future__ import annotations
 
 import json
@@ -12,8 +13,9 @@ import numpy as np
 import pytest
 
 from tritonc.launcher.signature import KernelParam
-from tritonc.tools.tune import (PointerArg, TuneError, check_inputs, evaluate, host_arguments, measure,
-                                outputs_match, parse_sizes, resolve_key, table_for)
+from tritonc.tools.tune import measure, resolve_key, table_for
+from tritonc.tools.tune_inputs import (PointerArg, TuneError, check_inputs, evaluate, host_arguments, outputs_match,
+                                       parse_sizes)
 from tritonc.tuning.table import parse_table
 
 ROOT = Path(__file__).resolve().parents[2]
