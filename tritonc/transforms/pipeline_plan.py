@@ -10,8 +10,9 @@
 * :func:`is_zero_constant`: whether a load's ``other`` is zero (what ``cp.async`` fills).
 
 The seam: this module answers "what would the pipelined loop compute" (plans and the
-rebuilding of a load's address and mask); :mod:`tritonc.transforms.software_pipeline`, its only
-user, decides the schedule and rewrites the loop (its docstring gives the algorithm).
+rebuilding of a load's address and mask); :mod:`tritonc.transforms.pipeline_schedule` decides
+which loops and loads are pipelined and how, and :mod:`tritonc.transforms.software_pipeline`
+rewrites the loop (its docstring gives the algorithm).
 """
 from __future__ import annotations
 
