@@ -128,13 +128,23 @@ def cast(x: Ex, t: CType) -> Ex | None:
 # element-wise expressions
 # ------------------------------------------------------------------------------------------
 
-def _binary_int(op: str, a: Ex, b: Ex) -> Ex | None:
+def _in_common_type(a: Ex, b: Ex, want_float: bool):
+    """``(t, a2, b2)``: the operands of a binary op converted to their common C type ``t``, or
+    None when ``t`` is not of the wanted kind (float or integer) or a conversion is refused."""
     t = C.common(a.ty, b.ty)
-    if not t.is_int:
+    if not (t.is_float if want_float else t.is_int):
         return None
     a2, b2 = convert(a, t), convert(b, t)
     if a2 is None or b2 is None:
         return None
+    return t, a2, b2
+
+
+def _binary_int(op: str, a: Ex, b: Ex) -> Ex | None:
+    common = _in_common_type(a, b, want_float=False)
+    if common is None:
+        return None
+    t, a2, b2 = common
     text = f"({a.text} {op} {b.text})"
     lo = hi = None
     if op in "+-*":
@@ -160,12 +170,10 @@ def _binary_int(op: str, a: Ex, b: Ex) -> Ex | None:
 
 
 def _binary_float(op: str, a: Ex, b: Ex) -> Ex | None:
-    t = C.common(a.ty, b.ty)
-    if not t.is_float:
+    common = _in_common_type(a, b, want_float=True)
+    if common is None:
         return None
-    a2, b2 = convert(a, t), convert(b, t)
-    if a2 is None or b2 is None:
-        return None
+    t, a2, b2 = common
     ea, eb = a2.err, b2.err
     if op == "+":
         lo, hi, e = a2.lo + b2.lo, a2.hi + b2.hi, ea + eb

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from tritonc.launcher.c_text import c_string_literal, comment_safe, grid_names, header_names
 from tritonc.launcher.facts import fact as fact_named
-from tritonc.launcher.signature import C_RESERVED, CompiledKernel, Dispatcher, KernelParam
+from tritonc.launcher.signature import C_RESERVED, CompiledKernel, Dispatcher, KernelParam, distinct_param_names
 
 #: Names a kernel parameter may not keep in C: they are types, macros or the launcher's own
 #: parameters; such parameters get a trailing underscore.
@@ -35,18 +35,9 @@ def c_param_names(params: Sequence[KernelParam], prefix: str = "") -> list[str]:
     keywords, standard types or the launcher's own parameters get a trailing ``_`` and names
     in tritonc's ``tritonc_`` namespace (or starting with the header's symbol ``prefix``) get an
     ``arg_`` prefix (kept unique)."""
-    taken: set[str] = set()
-    names = []
-    original = {p.name for p in params}
-    for p in params:
-        name = p.name
-        if name.startswith("tritonc_") or (prefix and name.startswith(prefix)):
-            name = "arg_" + name
-        while name in _C_PARAM_RESERVED or name in taken or (name != p.name and name in original):
-            name += "_"
-        taken.add(name)
-        names.append(name)
-    return names
+    def renamed(name: str) -> str:
+        return "arg_" + name if name.startswith("tritonc_") or (prefix and name.startswith(prefix)) else name
+    return distinct_param_names(params, _C_PARAM_RESERVED, renamed)
 
 
 def c_arg_type(p: KernelParam, prefix: str = "") -> str:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from tritonc.files import write_atomically
 from tritonc.launcher.facts import FACTS, fact
-from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam
+from tritonc.launcher.signature import SIGNATURE_TAG, CompiledKernel, Dispatcher, KernelParam, distinct_param_names
 from tritonc.version import __version__
 
 _RUNTIME_MARKER = "# ---- runtime ----\n"
@@ -53,18 +53,8 @@ def _runtime_source() -> str:
 def py_param_names(params: Sequence[KernelParam]) -> list[str]:
     """Python names for ``params``: Triton-C names, with ``_`` appended to Python keywords and
     to ``grid``/``stream``, and ``arg`` prefixed to names starting with ``_`` (kept unique)."""
-    taken: set[str] = set()
-    original = {p.name for p in params}
-    names = []
-    for p in params:
-        name = p.name
-        if name.startswith("_"):  # could shadow the module's own _module / _<kernel>_spec
-            name = "arg" + name
-        while name in _PY_RESERVED or name in taken or (name != p.name and name in original):
-            name += "_"
-        taken.add(name)
-        names.append(name)
-    return names
+    # "arg" before a leading "_": it could shadow the module's own _module / _<kernel>_spec
+    return distinct_param_names(params, _PY_RESERVED, lambda name: "arg" + name if name.startswith("_") else name)
 
 
 def _check_kernels(kernels: Sequence[CompiledKernel]) -> None:

@@ -115,6 +115,24 @@ xor_eq NULL main
 """.split())
 
 
+def distinct_param_names(params, reserved, renamed) -> list[str]:
+    """The launchers' names of kernel parameters ``params`` (:class:`KernelParam` s): each
+    Triton-C name passed through ``renamed`` (a prefix for names the launcher reserves), then
+    given trailing ``_`` until it is neither in ``reserved`` nor taken by an earlier parameter
+    nor, once changed, another parameter's own name. Shared by the C header and the Python
+    module, whose ``reserved`` sets and prefix rules differ."""
+    taken: set[str] = set()
+    original = {p.name for p in params}
+    names = []
+    for p in params:
+        name = renamed(p.name)
+        while name in reserved or name in taken or (name != p.name and name in original):
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
 def is_power_of_two(n: int) -> bool:
     return n > 0 and (n & (n - 1)) == 0
 
