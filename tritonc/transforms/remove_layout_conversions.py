@@ -167,9 +167,11 @@ def _append_iter_arg(loop: Operation, init: Value) -> tuple[Operation, BlockArgu
     return new_loop, arg
 
 
-def _carry_in_layout(op: Operation) -> bool:
+def _carry_in_layout(op: Operation, carried_args: dict) -> bool:
     """Replace the conversion ``op`` of a loop-carried cheap induction by a second iteration
-    argument carried in the wanted layout (module docstring); whether it did."""
+    argument carried in the wanted layout (module docstring); whether it did. ``carried_args``
+    maps ``(iteration argument, layout)`` to the argument already carried for it, so that
+    another conversion of the same argument to the same layout reuses it."""
     src = op.operands[0]
     while getattr(src, "op", None) is not None and src.op.name == "ttg.convert_layout":
         src = src.op.operands[0]
@@ -180,6 +182,10 @@ def _carry_in_layout(op: Operation) -> bool:
     if not loop.is_ancestor_of(op):
         return False
     layout = op.result.type.layout
+    if (src, layout) in carried_args:
+        op.result.replace_all_uses_with(carried_args[(src, layout)])
+        op.erase()
+        return True
     yielded = loop.regions[0].block.terminator.operands[j]
     remat = _Remat()
     if not remat.plan(yielded, layout, {(src, layout): True}, [MAX_REMAT_OPS]):
@@ -198,12 +204,14 @@ def _carry_in_layout(op: Operation) -> bool:
     terminator.set_operands(list(terminator.operands) + [remat.build(yielded, layout)])
     op.result.replace_all_uses_with(carried)
     op.erase()
+    carried_args[(src, layout)] = carried
     return True
 
 
 def _rematerialise(module: Module) -> bool:
     changed = False
     remat = _Remat()
+    carried_args: dict = {}
     for op in list(module.walk()):
         if op.name != "ttg.convert_layout" or op.parent is None:
             continue
@@ -211,7 +219,7 @@ def _rematerialise(module: Module) -> bool:
         if src.type == res.type or _is_free(src.type, res.type):
             continue
         if not remat.plan(src, res.type.layout, {}, [MAX_REMAT_OPS]):
-            if _carry_in_layout(op):
+            if _carry_in_layout(op, carried_args):
                 changed = True
                 remat = _Remat()  # a loop was rebuilt: its memo entries name the old loop's values
             continue
