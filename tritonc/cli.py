@@ -387,7 +387,8 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
             print_ir_after_all, time_passes, print_analysis, specialize, resource_usage, lineinfo, symbol_prefix,
             cpp_namespace, tuning, **make_deps):
     """Compile a Triton-C kernel file (SOURCE, '-' for stdin) to tile IR, PTX, a cubin and launchers."""
-    from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions, decode_source
+    from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions
+    from .frontend_stage import decode_source
 
     archs, arch = _parse_archs(arch_list)
     multi_arch = len(archs) > 1

@@ -186,7 +186,7 @@ def included_files(comp, report_warnings: bool = False) -> list[str]:
     ``-MD`` this does not depend on how the outputs were made, e.g. from a cache).
 
     ``--tune`` names that are not ``const tunable`` declarations are macros in the compile, one
-    value per build (:func:`tritonc.driver.frontend`); the files are those read for any
+    value per build (:func:`tritonc.frontend_stage.frontend`); the files are those read for any
     combination of their values, so that a header chosen by ``#if`` on one of them is listed.
     Which names are declarations the preprocessor tells: a tunable defined as a macro is listed
     in ``tunable_overrides``.

@@ -1,6 +1,6 @@
 """Choosing a compilation's meta-parameters: the cost model driven over a translation unit.
 
-The driver's frontend (:func:`tritonc.driver.frontend_result`) calls
+The driver's frontend (:func:`tritonc.frontend_stage.frontend_result`) calls
 :func:`choose_meta_parameters` with the tunables the user left free. Every combination of their
 candidates is translated to tt IR (:class:`KernelTranslations`: each kernel once per combination
 of the tunables it uses) and ranked: kernels with ``@`` by the tensor-core model
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]], options: CompileOptions):
     """Run the cost model over every combination of the free meta-parameters (see
-    :func:`tritonc.driver.frontend_result`); each tunable combination is translated once, quietly, to read its
+    :func:`tritonc.frontend_stage.frontend_result`); each tunable combination is translated once, quietly, to read its
     dots. Combinations the frontend rejects are reported as rejected.
 
     Returns:

@@ -4,7 +4,7 @@ import pytest
 
 from fe_helpers import compile_module
 from tritonc.diagnostics import CompileError, DiagnosticSink, SourceManager
-from tritonc.driver import frontend
+from tritonc.frontend_stage import frontend
 from tritonc.frontend.parser import parse
 from tritonc.options import CompileOptions
 

@@ -44,7 +44,8 @@ import numpy as np
 import pytest
 
 from tritonc.diagnostics import CompileError, DiagnosticSink, SourceManager
-from tritonc.driver import Compilation, frontend
+from tritonc.driver import Compilation
+from tritonc.frontend_stage import frontend
 from tritonc.frontend import ast
 from tritonc.frontend.parser import parse
 from tritonc.frontend.sema import analyze

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tritonc.diagnostics import WARNING_FLAGS, CompileError, DiagnosticSink, SourceManager
-from tritonc.driver import frontend
+from tritonc.frontend_stage import frontend
 from tritonc.frontend.ast import CALL_ALIASES
 from tritonc.frontend.preprocess import PRELUDE_MACROS
 from tritonc.frontend.sema_calls import BUILTINS

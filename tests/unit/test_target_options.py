@@ -170,7 +170,7 @@ def test_identity_of_an_unknown_arch_is_an_error():
 
 
 def test_read_source_tells_paths_from_text(tmp_path):
-    from tritonc.driver import read_source
+    from tritonc.frontend_stage import read_source
 
     kernel = tmp_path / "k"  # a file without the .tri suffix, no newline or '(' in its name
     kernel.write_text("void k() {}\n")

@@ -23,7 +23,8 @@ import itertools
 import numpy as np
 
 from ..diagnostics import CompileError, DiagnosticSink, SourceManager
-from ..driver import Compilation, frontend
+from ..driver import Compilation
+from ..frontend_stage import frontend
 from ..interpreter import run_function
 from ..launcher.build import variant_facts
 from ..launcher.facts import fact as fact_named

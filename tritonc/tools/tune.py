@@ -202,7 +202,7 @@ def run_tuner(source: str, sizes_path: str, output: str, inputs: str | None, opt
 
     import numpy as np
 
-    from ..driver import read_source
+    from ..frontend_stage import read_source
     from ..files import write_atomically
 
     text, path = read_source(source)
