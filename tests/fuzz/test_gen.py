@@ -52,7 +52,7 @@ def test_programs_compile_and_run_in_the_interpreter(program):
 def test_unit_strides_become_parameters_in_spec16_mode():
     """In ``spec16`` mode a stride of 1 may still be a run-time ``int`` (the ``eq1`` fact's
     variants get differential coverage); other values that are not multiples of 16 may not."""
-    from tritonc.fuzz.gen import Builder
+    from tritonc.fuzz.builder import Builder
 
     class Draw:
         def __call__(self, strategy):

@@ -2,6 +2,10 @@
 
 * :mod:`tritonc.fuzz.gen`: hypothesis strategies for well-typed kernels without undefined
   behaviour (:func:`~tritonc.fuzz.gen.programs`), fragment by fragment;
+* :mod:`tritonc.fuzz.builder`: the :class:`~tritonc.fuzz.builder.Builder` through which a
+  fragment writes its block (parameters, loads, stores), and the helpers fragments share;
+* :mod:`tritonc.fuzz.dot_fragments`: the tensor-core fragments (``@``, attention, batched
+  products);
 * :mod:`tritonc.fuzz.expressions`: the typed element-wise expressions of those kernels, with
   the interval and error bound of each value;
 * :mod:`tritonc.fuzz.program`: the :class:`Program` record (source, parameters, arguments,

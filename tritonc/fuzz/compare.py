@@ -8,7 +8,7 @@ Each output buffer of a :class:`~tritonc.fuzz.program.Program` carries its check
   representable values);
 * ``("tol", atol)``: floats within ``atol``, the generator's bound on the distance between two
   executors (twice the bound on each one's error against exact arithmetic, see
-  :mod:`tritonc.fuzz.gen`); NaN where the reference has NaN, and the reference's poison
+  :mod:`tritonc.fuzz.builder`); NaN where the reference has NaN, and the reference's poison
   (an element no store reached, masked-off elements included) bit for bit.
 
 Inputs are compared too (exactly): a kernel must not write its inputs.
