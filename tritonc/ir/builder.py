@@ -4,7 +4,8 @@
 at the insertion point and returns it; :meth:`Builder.value` does the same for ops with one
 result and returns that result. The insertion point is a block and an index (``None`` means
 "at the end"); ``at_end``, ``before`` and ``after`` move it, and ``Builder.insertion(block)``
-is a context manager that restores the previous point.
+is a context manager that restores the previous point. :func:`append_loop_args` rebuilds an
+``scf.for`` with more iteration arguments.
 """
 from __future__ import annotations
 
@@ -105,3 +106,28 @@ class Builder:
         if shape_of(v.type) != shape:
             v = self.value("tt.broadcast", [v], TileType(element_type(v.type), shape))
         return v
+
+
+def append_loop_args(loop: Operation, inits: list[Value]) -> tuple[Operation, list[Value]]:
+    """``loop`` (an ``scf.for``) rebuilt with ``inits`` as extra iteration arguments, after its
+    own: the new loop takes the old one's place and body (the region is moved, not copied),
+    the old loop's results are replaced by the new one's first results, and the old loop is
+    erased. The caller appends the values the body yields for the new arguments.
+
+    Returns:
+        ``(new_loop, args)``: the new ``scf.for`` and the body's new block arguments, one per
+        init, of the inits' types.
+    """
+    n_new = len(inits)
+    new_loop = Operation("scf.for", list(loop.operands) + list(inits), [r.type for r in loop.results]
+                         + [v.type for v in inits], dict(loop.attrs), loc=loop.loc,
+                         result_names=[r.name for r in loop.results] + [None] * n_new)
+    loop.parent.insert_before(loop, new_loop)
+    region = loop.regions[0]
+    loop.regions.clear()
+    new_loop.add_region(region)
+    args = [region.block.add_argument(v.type) for v in inits]
+    for old, new in zip(loop.results, new_loop.results):
+        old.replace_all_uses_with(new)
+    loop.erase()
+    return new_loop, args

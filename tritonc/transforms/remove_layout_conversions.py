@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tritonc.ir.builder import append_loop_args
 from tritonc.ir.core import BlockArgument, Module, Operation, Value
 from tritonc.ir.layout_algebra import inverse_permutation, trans_layout
 from tritonc.ir.layouts import BlockedLayout, Layout, SliceLayout
@@ -150,23 +151,6 @@ def _loop_iter_arg(v: Value) -> tuple[Operation, int] | None:
     return loop, v.index - 1
 
 
-def _append_iter_arg(loop: Operation, init: Value) -> tuple[Operation, BlockArgument]:
-    """``loop`` rebuilt with one more iteration argument (initial value ``init``, last), the
-    old results mapped to the new loop's; the caller appends its yielded value. Returns the
-    new loop and the new body argument."""
-    new_loop = Operation("scf.for", list(loop.operands) + [init], [r.type for r in loop.results] + [init.type],
-                         dict(loop.attrs), loc=loop.loc, result_names=[r.name for r in loop.results] + [None])
-    loop.parent.insert_before(loop, new_loop)
-    region = loop.regions[0]
-    loop.regions.clear()
-    new_loop.add_region(region)
-    arg = region.block.add_argument(init.type)
-    for old, new in zip(loop.results, new_loop.results):
-        old.replace_all_uses_with(new)
-    loop.erase()
-    return new_loop, arg
-
-
 def _carry_in_layout(op: Operation, carried_args: dict) -> bool:
     """Replace the conversion ``op`` of a loop-carried cheap induction by a second iteration
     argument carried in the wanted layout (module docstring); whether it did. ``carried_args``
@@ -198,7 +182,7 @@ def _carry_in_layout(op: Operation, carried_args: dict) -> bool:
                             result_names=[None])
         loop.parent.insert_before(loop, convert)
         init_l = convert.result
-    loop, carried = _append_iter_arg(loop, init_l)
+    loop, (carried,) = append_loop_args(loop, [init_l])
     remat.memo[(src, layout)] = carried
     terminator = loop.regions[0].block.terminator
     terminator.set_operands(list(terminator.operands) + [remat.build(yielded, layout)])

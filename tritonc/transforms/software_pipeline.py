@@ -95,7 +95,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from tritonc.analysis.axis_info import AxisInfoAnalysis
-from tritonc.ir.builder import Builder
+from tritonc.ir.builder import Builder, append_loop_args
 from tritonc.ir.clone import clone_op
 from tritonc.ir.core import Block, Module, Operation, Region, Value
 from tritonc.ir.layouts import Layout
@@ -173,18 +173,10 @@ class SoftwarePipeliner:
         tiles0, ahead1 = stage(pre, env0, lb)
         index1 = index_stage(pre, pre.value("arith.addi", [lb, step], lb.type)) if index_loads else []
 
-        n_old = len(old_args)
-        types = [r.type for r in loop.results] + [a.type for a in ahead1] + [t.type for t in tiles0] \
-            + [x.type for x in index1]
-        new_loop = Operation("scf.for", [lb, ub, step] + inits + ahead1 + tiles0 + index1, types, dict(loop.attrs),
-                             loc=loop.loc, result_names=[r.name for r in loop.results] + [None] * (len(types) - n_old))
-        loop.parent.insert_before(loop, new_loop)
-        region = loop.regions[0]
-        loop.regions.clear()
-        new_loop.add_region(region)
-        n_ahead = [body.add_argument(a.type) for a in ahead1]
-        cur = [body.add_argument(t.type) for t in tiles0]
-        idx_cur = [body.add_argument(x.type) for x in index1]
+        new_loop, new_args = append_loop_args(loop, ahead1 + tiles0 + index1)
+        n_ahead = new_args[:len(ahead1)]
+        cur = new_args[len(ahead1):len(ahead1) + len(tiles0)]
+        idx_cur = new_args[len(ahead1) + len(tiles0):]
 
         top = Builder().before(body.ops[0])
         nxt = top.value("arith.addi", [iv, step], iv.type)
@@ -197,9 +189,6 @@ class SoftwarePipeliner:
             c.load.result.replace_all_uses_with(x)
             c.load.erase()
         yield_op.set_operands(list(yield_op.operands) + ahead_next + tiles_next + index_next)
-        for k in range(n_old):
-            loop.results[k].replace_all_uses_with(new_loop.results[k])
-        loop.erase()
         return new_loop
 
     def allocate_rings(self, plan: LoopPlan, pre: Builder) -> dict[int, MemDescType]:
