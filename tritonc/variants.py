@@ -278,8 +278,8 @@ class VariantBuild:
 
     def resource_usage_report(self) -> list[str]:
         """``--resource-usage``: one line per kernel symbol of each surviving variant
-        (:func:`tritonc.driver.format_resource_usage`), the variant's parameters after its name."""
-        from .driver import format_resource_usage
+        (:func:`tritonc.resource_report.format_resource_usage`), the variant's parameters after its name."""
+        from .resource_report import format_resource_usage
 
         lines = []
         for r in self.survivors:
