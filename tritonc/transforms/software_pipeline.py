@@ -68,9 +68,19 @@ last dot, whose result only the yield uses, is left running into the next trip, 
 trip's first dot, whose own ``wait_group 0`` has retired it already: wgmma groups complete in
 order), and after the loop. Its tensor-core work then overlaps the next trip's barrier, copies
 and first-dot issue (OpenAI Triton's attention loop does the same). Its B ring slot is read
-until that wait, so the copies go out after it into the slot of two trips before (``S - 2``
-trips ahead, ``no_war``, one barrier a trip): at this trip's barrier every warp group is past
-the trip before's first-dot wait.
+until that wait, so the copies go into the slot of two trips before (``S - 2`` trips ahead, one
+barrier a trip): at this trip's barrier every warp group is past the trip before's first-dot
+wait, which retired that slot's last reader. They go out right after the barrier, so they have
+the whole trip to land (issued after the running dot, at the end of the trip, they had almost
+none at three stages: 5-8% slower on an H100, benchmarks/RESULTS.md, 2026-11-27).
+
+FlashAttention-3's intra-warpgroup pipelining (issuing trip ``i``'s last dot in trip ``i + 1``,
+after the first, so that it runs during the softmax) was built and measured on an H100 in
+session 11 (benchmarks/RESULTS.md, 2026-11-27): no faster than the loop above. ptxas places
+the ``wgmma.wait_group 0`` of the carried dot right after the first dot's wait, before the
+softmax, whatever the PTX order (the conversions of the next ``p`` write the registers the
+dot reads; carrying ``p`` in f32 and converting it at the top of the next trip moves the wait
+no later); a fence before the wait keeps it after the softmax, and that was no faster either.
 
 Register staging (pass option ``register-staging``, on by default): the dot-operand loads of a
 loop that fail the ``cp.async`` conditions (conv2d's fp16 A: no 4-byte runs proven) but whose
@@ -348,7 +358,7 @@ class SoftwarePipeliner:
             ins, ext = extras
             b.create("ttg.async_wait", rings, [], {"num": ahead_by - 1})
             b.create("gpu.barrier", [], [])
-            if not (running and (self.options.wgmma_copies_after_dot or second or chained)):
+            if chained or not (running and (self.options.wgmma_copies_after_dot or second)):
                 ahead_next = issue_ahead(ins)
 
         # The original body, reading the pipelined tiles from slot ext.
@@ -388,7 +398,7 @@ class SoftwarePipeliner:
                 # Issued and left running; the copies go out while it runs, then the wait
                 # for the trip before (its slot is refilled in two trips' time).
                 new_op.attrs["pending"] = 1
-                if self.options.wgmma_copies_after_dot and not second or chained:
+                if self.options.wgmma_copies_after_dot and not second and not chained:
                     ahead_next = issue_ahead(ins, no_war=True)
                 if chained:
                     continue  # carried running; waited for before its first use next trip
