@@ -20,7 +20,10 @@ from .diagnostics import WARNING_FLAGS, CompileError, InternalCompilerError, Sou
 from . import depfile
 from .diagnostics import DiagnosticSink
 from .files import same_file_as, write_all_atomically
-from .options import ARCHS, DEFAULT_ARCH, EMIT_SUFFIXES, CompileOptions, codegen_flags_help, parse_codegen_flags
+from .options import ARCHS, DEFAULT_ARCH, CompileOptions, codegen_flags_help, parse_codegen_flags
+from .cli_args import (check_output_suffixes, emit_kinds, join_error_limit, multi_arch_kinds, output_paths,
+                       parse_archs, parse_define, parse_hints, parse_int_list, parse_kernel_warps, parse_tune,
+                       split_error_limit)
 
 EXAMPLES = """\b
 Examples:
@@ -39,81 +42,6 @@ to the -o base name with its own suffix.
 \b
 Code-generation flags (-f<name> / -fno-<name>, -f<name>=VALUE; the defaults are measured best):
 """ + codegen_flags_help() + "\n"
-
-
-def _parse_define(text: str) -> tuple[str, str | None]:
-    name, sep, value = text.partition("=")
-    if not name or not (name[0].isalpha() or name[0] == "_") or not all(c.isalnum() or c == "_" for c in name):
-        raise click.BadParameter(f"'{text}' is not NAME or NAME=VALUE", param_hint="-D")
-    return name, (value if sep else None)
-
-
-def _parse_int_list(text: str, what: str) -> list[int]:
-    try:
-        values = [int(v, 0) for v in text.split(",") if v.strip()]
-    except ValueError:
-        values = []
-    if not values:
-        raise click.BadParameter(f"'{text}' is not a comma-separated list of integers", param_hint=what)
-    return values
-
-
-def _parse_tune(text: str) -> tuple[str, list[int]]:
-    name, sep, values = text.partition("=")
-    if not sep or not name:
-        raise click.BadParameter(f"'{text}' is not NAME=a,b,...", param_hint="--tune")
-    return name.strip(), _parse_int_list(values, "--tune")
-
-
-def _name_value_items(texts: tuple[str, ...]):
-    """The ``NAME=VALUE`` items of a repeatable, comma-separated option, as ``(item, name, sep,
-    value)`` with ``name`` stripped (``sep`` empty when the item has no ``=``)."""
-    for text in texts:
-        for item in (t.strip() for t in text.split(",")):
-            if item:
-                name, sep, value = item.partition("=")
-                yield item, name.strip(), sep, value
-
-
-def _int_or_zero(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        return 0
-
-
-def _parse_kernel_warps(texts: tuple[str, ...]) -> dict[str, int]:
-    """``--kernel-warps NAME=N[,NAME=N...]`` (repeatable): warps by kernel name, each a power of
-    two from 1 to 32."""
-    out: dict[str, int] = {}
-    for item, name, sep, value in _name_value_items(texts):
-        warps = _int_or_zero(value)
-        if not sep or not name or not (1 <= warps <= 32 and warps & (warps - 1) == 0):
-            raise click.BadParameter(f"'{item}' is not NAME=N with N a power of two from 1 to 32",
-                                     param_hint="--kernel-warps")
-        out[name] = warps
-    return out
-
-
-#: The option parsers, for the other console scripts (tritonc-tune) that take the same options.
-parse_define, parse_int_list, parse_tune = _parse_define, _parse_int_list, _parse_tune
-
-
-def _parse_hints(texts: tuple[str, ...]) -> dict[str, int]:
-    if not texts:
-        return {}
-    from .tuning.cost_model import HINT_NAMES  # imports the IR: only when there are hints
-
-    hints: dict[str, int] = {}
-    for item, name, sep, value in _name_value_items(texts):
-        if not sep or name not in HINT_NAMES:
-            raise click.BadParameter(f"'{item}' is not one of {', '.join(n + '=SIZE' for n in HINT_NAMES)}",
-                                     param_hint="--hint")
-        size = _int_or_zero(value)
-        if size < 1:
-            raise click.BadParameter(f"'{item}': the size must be a positive integer", param_hint="--hint")
-        hints[name] = size
-    return hints
 
 
 def _explain_choice(comp) -> str:
@@ -222,101 +150,6 @@ def _cache_key(comp, options, sources, warps_list, stages_list, verbose, resourc
                       **({"tuning": tuning_digest} if tuning_digest else {})})
 
 
-def _emit_kinds(emit: str | None, output: str | None) -> list[str]:
-    if emit is not None:
-        kinds = [k.strip() for k in emit.split(",") if k.strip()]
-        bad = [k for k in kinds if k not in EMIT_SUFFIXES]
-        if bad or not kinds:
-            what = f"unknown output kind '{bad[0]}'" if bad else "no output kind given"
-            raise click.BadParameter(f"{what}; expected one of {', '.join(EMIT_SUFFIXES)}", param_hint="--emit")
-        return list(dict.fromkeys(kinds))
-    if output and output != "-":
-        suffix = Path(output).suffix
-        for kind, s in EMIT_SUFFIXES.items():
-            if s == suffix:
-                return [kind]
-    return ["cubin"]
-
-
-def _parse_archs(text: str) -> tuple[tuple[str, ...], str]:
-    """``--arch``: the architectures listed (``tritonc.multiarch.parse_arch_list``) and the one the
-    compilation runs its cost model for (the first with SASS)."""
-    from .multiarch import parse_arch_list
-
-    try:
-        archs = parse_arch_list(text)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--arch'") from None
-    return archs, next(a for a in archs if a in ARCHS)
-
-
-#: What a list of architectures writes: outputs that are the same for every architecture, or hold them all.
-MULTI_ARCH_KINDS = ("ttir", "fatbin", "header", "py")
-
-
-def _multi_arch_kinds(kinds: list[str], emit: str | None, output: str | None) -> list[str]:
-    """The output kinds of a multi-architecture build: a fatbin unless ``--emit`` or the suffix of
-    ``-o`` names kinds, and only kinds that hold every architecture."""
-    if emit is None and kinds == ["cubin"] and not (output and Path(output).suffix == ".cubin"):
-        return ["fatbin"]
-    bad = [k for k in kinds if k not in MULTI_ARCH_KINDS]
-    if bad:
-        raise click.BadParameter(f"--emit={bad[0]} is one architecture's output; with a list of architectures "
-                                 f"emit {', '.join(MULTI_ARCH_KINDS)}", param_hint="'--arch'")
-    return kinds
-
-
-def _error_limit(flags: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-    """``-ferror-limit=N`` (``-ferror-limit N`` is rewritten to it by :func:`main`) out of the
-    ``-f`` flags: the other flags and the limit (the last one given; default 20, 0: none)."""
-    from .diagnostics import DEFAULT_ERROR_LIMIT
-
-    limit, rest = DEFAULT_ERROR_LIMIT, []
-    for flag in flags:
-        name, eq, value = flag.partition("=")
-        if name != "error-limit":
-            rest.append(flag)
-            continue
-        if not eq or not value.strip().isdigit():
-            raise click.BadParameter(f"'-f{flag}': the limit must be a number of errors, 0 or more "
-                                     "(-ferror-limit=N or -ferror-limit N)", param_hint="-ferror-limit")
-        limit = int(value)
-    return tuple(rest), limit
-
-
-def _output_paths(kinds: list[str], output: str | None, source: str) -> dict[str, str]:
-    if output == "-":
-        if len(kinds) != 1:
-            raise click.BadParameter("'-o -' writes one output kind to stdout; pick one with --emit", param_hint="-o")
-        return {kinds[0]: "-"}
-    if output is not None and len(kinds) == 1:
-        return {kinds[0]: output}
-    if output is not None:
-        base = output
-        if Path(output).suffix in EMIT_SUFFIXES.values():
-            base = str(Path(output).with_suffix(""))
-    else:
-        base = Path(source).stem if source != "-" else "a"
-    return {k: base + EMIT_SUFFIXES[k] for k in kinds}
-
-
-def _check_output_suffixes(paths: dict[str, str], off: frozenset[str], werror: bool) -> None:
-    """-Woutput-suffix: an output whose suffix is another kind's (``-o k.ptx --emit=cubin``).
-    Printed before anything is compiled; under -Werror an error (exit status 1, nothing written)."""
-    sink = DiagnosticSink(off, werror)
-    try:
-        for kind, path in paths.items():
-            named = next((k for k, suffix in EMIT_SUFFIXES.items() if path != "-" and Path(path).suffix == suffix), kind)
-            if named != kind:
-                sink.warn("output-suffix", f"output '{path}' has the suffix of {named} output, but --emit={kind} "
-                                           f"writes {kind} output to it", None)
-    except CompileError as e:
-        click.echo(SourceManager().render(e.diagnostic), err=True)
-        sys.exit(1)
-    for w in sink.warnings:
-        click.echo(SourceManager().render(w), err=True)
-
-
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXAMPLES)
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("-o", "--output", metavar="PATH", help="Output file ('-' for stdout), or base name for several kinds.")
@@ -390,12 +223,12 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     from .driver import TT_PIPELINE, TTG_PIPELINE, Compilation, PassOptions
     from .frontend_stage import decode_source
 
-    archs, arch = _parse_archs(arch_list)
+    archs, arch = parse_archs(arch_list)
     multi_arch = len(archs) > 1
-    kinds = _emit_kinds(emit, output)
+    kinds = emit_kinds(emit, output)
     if multi_arch:
-        kinds = _multi_arch_kinds(kinds, emit, output)
-    paths = _output_paths(kinds, output, source)
+        kinds = multi_arch_kinds(kinds, emit, output)
+    paths = output_paths(kinds, output, source)
     deps = depfile.request_from_options(make_deps, paths, source)
     if deps.only:  # -M / -MM: the rule is the only output
         kinds, paths, no_cache = [], {}, True
@@ -403,13 +236,13 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
         off, werror = parse_warning_flags(warning_flags)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="-W") from None
-    _check_output_suffixes(paths, off, werror)
-    warps_list = None if num_warps == "auto" else _parse_int_list(num_warps, "--num-warps")
+    check_output_suffixes(paths, off, werror)
+    warps_list = None if num_warps == "auto" else parse_int_list(num_warps, "--num-warps")
     for warps in warps_list or ():
         if not (1 <= warps <= 32 and warps & (warps - 1) == 0):  # at most 1024 threads
             raise click.BadParameter(f"{warps} is not a power of two from 1 to 32", param_hint="--num-warps")
-    per_kernel = _parse_kernel_warps(kernel_warps)
-    stages_list = None if num_stages == "auto" else _parse_int_list(num_stages, "--num-stages")
+    per_kernel = parse_kernel_warps(kernel_warps)
+    stages_list = None if num_stages == "auto" else parse_int_list(num_stages, "--num-stages")
     for stages in stages_list or ():
         if stages < 1:
             raise click.BadParameter(f"{stages} is not a positive number of stages", param_hint="--num-stages")
@@ -417,7 +250,7 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     stages = stages_list[0] if stages_list else None
     if jobs is not None and jobs < 1:
         raise click.BadParameter(f"{jobs} is not a positive number of processes", param_hint="-j")
-    codegen_flags, error_limit = _error_limit(codegen_flags)
+    codegen_flags, error_limit = split_error_limit(codegen_flags)
     try:
         codegen = parse_codegen_flags(codegen_flags)
     except ValueError as e:
@@ -459,11 +292,11 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
     if specialize is None and any(k in ("cubin", "fatbin", "header", "py") for k in kinds):
         specialize = True  # one chain of passes: the IR/PTX printed is what the cubin holds
     options = CompileOptions(
-        defines=dict(_parse_define(d) for d in defines), include_dirs=list(include_dirs),
-        tune=dict(_parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, kernel_warps=per_kernel,
+        defines=dict(parse_define(d) for d in defines), include_dirs=list(include_dirs),
+        tune=dict(parse_tune(t) for t in tune), kernel=kernel, num_warps=warps, kernel_warps=per_kernel,
         num_stages=stages,
         arch=arch, allow_tf32=allow_tf32, use_ptxas=use_ptxas, warnings_off=off, werror=werror,
-        specialize=specialize, hint=_parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo,
+        specialize=specialize, hint=parse_hints(hints), grid=grid, codegen=codegen, lineinfo=lineinfo,
         symbol_prefix=symbol_prefix, cpp_namespace=cpp_namespace, error_limit=error_limit)
     pass_opts = PassOptions(print_ir_after="all" if print_ir_after_all else (set(print_after) or None),
                             time_passes=time_passes, print_analysis=tuple(print_analysis))
@@ -601,23 +434,6 @@ def tritonc(source, output, emit, defines, include_dirs, tune, kernel, num_warps
                 sys.stdout.flush()
 
 
-def _join_error_limit(args: list[str]) -> list[str]:
-    """``-ferror-limit N`` (clang's spelling with a space) as ``-ferror-limit=N``, which the ``-f``
-    option takes (before ``--`` only)."""
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        if args[i] == "--":
-            return out + args[i:]
-        if args[i] == "-ferror-limit" and i + 1 < len(args):
-            out.append(f"-ferror-limit={args[i + 1]}")
-            i += 2
-        else:
-            out.append(args[i])
-            i += 1
-    return out
-
-
 def console_main() -> None:
     """The ``tritonc`` console script and ``python -m tritonc``: :func:`main`, then ``os._exit``.
 
@@ -655,7 +471,7 @@ def main(argv: list[str] | None = None) -> None:
     the 1.1 s cold compile of ``examples/matmul.tri`` (275 collections), against 6 MB more
     peak memory without them.
     """
-    args = _join_error_limit(list(sys.argv[1:] if argv is None else argv))
+    args = join_error_limit(list(sys.argv[1:] if argv is None else argv))
     collecting = gc.isenabled()
     gc.disable()
     try:

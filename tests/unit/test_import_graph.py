@@ -34,7 +34,7 @@ LAYERS = {
     "launcher": 6,
     "runtime": 7, "cache": 7,
     "driver": 8, "multiarch": 8, "meta_parameters": 8, "frontend_stage": 8, "resource_report": 8,
-    "cli": 9, "__main__": 9, "tools": 9, "simt": 9, "fuzz": 9, "variants": 9, "depfile": 9, "__init__": 9,
+    "cli": 9, "cli_args": 9, "__main__": 9, "tools": 9, "simt": 9, "fuzz": 9, "variants": 9, "depfile": 9, "__init__": 9,
 }
 
 

@@ -324,7 +324,7 @@ def tune_command(source, sizes, output, inputs, jobs, defines, include_dirs, tun
                  arch, allow_tf32, warmup, reps, no_cache, verbose):
     """Measure every variant of the kernel in SOURCE at the sizes of SIZES.toml on this machine's
     GPU and write a tuning table for `tritonc SOURCE --tuning TABLE.json`."""
-    from .. import cli
+    from .. import cli_args as cli
 
     options = tune_options(defines, include_dirs, tune, kernel, arch, allow_tf32)
     warps = None if num_warps == "auto" else cli.parse_int_list(num_warps, "--num-warps")
@@ -365,7 +365,7 @@ def tune_options(defines, include_dirs, tune, kernel, arch, allow_tf32):
     arch = arch or DEFAULT_ARCH
     if arch not in ARCHS:
         raise click.BadParameter(f"'{arch}' is not one of {', '.join(ARCHS)}", param_hint="--arch")
-    from .. import cli
+    from .. import cli_args as cli
 
     return CompileOptions(defines=dict(cli.parse_define(d) for d in defines), include_dirs=list(include_dirs),
                           tune=dict(cli.parse_tune(t) for t in tune), kernel=kernel, arch=arch,

@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     import triton_ref
 
     from tritonc import cli
+    from tritonc.cli_args import parse_tune
     from tritonc.options import CompileOptions
     from tritonc.tools.tune import run_tuner
 
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(folder, exist_ok=True)
     sizes_path, table_path = os.path.join(folder, "sizes.toml"), os.path.join(folder, "matmul.tuning.json")
     Path(sizes_path).write_text(sizes_toml(sizes))
-    tune = dict(cli.parse_tune(t) for t in SPACE["tune"])
+    tune = dict(parse_tune(t) for t in SPACE["tune"])
     options = CompileOptions(tune=tune, arch=arch)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     run_tuner(str(SOURCE), sizes_path, table_path, None, options, SPACE["num_warps"], SPACE["num_stages"],
