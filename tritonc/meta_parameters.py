@@ -35,6 +35,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
     """
     from .tuning import cost_model as cm
     from .tuning.memory_model import choose_memory_bound
+    from .tuning.workload import dot_tiles
 
     warps = (options.num_warps,) if options.num_warps is not None else cm.WARP_CANDIDATES
     stages = (options.num_stages,) if options.num_stages is not None else cm.STAGE_CANDIDATES
@@ -65,7 +66,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
                     rejected.append(cm.Estimate(cm.Config(config.tunables, w, s),
                                                 reason=f"the frontend rejects it: {e.diagnostic.message}"))
             continue
-        tiles = _with_programs(cm.dot_tiles(module, warps, options.allow_tf32), module, tu, values, options)
+        tiles = _with_programs(dot_tiles(module, warps, options.allow_tf32), module, tu, values, options)
         # a batched (3-D) dot is no memory-bound kernel, though the model ranks only 2-D dots:
         # with no tile to rank, choose() keeps the source's candidate order
         any_dot = any_dot or bool(tiles) or any(op.name == "tt.dot" for f in module.functions for op in f.walk())

@@ -87,7 +87,7 @@ class VariantResult:
     tunables: dict[str, int] = field(default_factory=dict)
     num_warps: int | None = None
     num_stages: int | None = None
-    dots: list = field(default_factory=list)            # cost_model.DotTile
+    dots: list = field(default_factory=list)            # workload.DotTile
     wgmma_at_4: list = field(default_factory=list)      # per dot: could it run on wgmma at 4 warps
     warnings: list[str] = field(default_factory=list)   # rendered
     dropped: list[str] = field(default_factory=list)    # specialised copies not launched, and why
@@ -104,7 +104,7 @@ def _compile_variant(job: tuple[str, str, CompileOptions, VariantSpec, int]) -> 
     process; returns plain data)."""
     from .driver import Compilation
     from .launcher.build import kernel_descriptions
-    from .tuning.cost_model import dot_tiles
+    from .tuning.workload import dot_tiles
 
     text, path, base, spec, jobs = job
     sources = SourceManager()
@@ -160,7 +160,7 @@ class VariantBuild:
         is an error naming it and the reason."""
         from .codegen.cubin import link_ptx_modules
         from .codegen.target import Target
-        from .tuning.cost_model import GPU_MODELS, WGMMA_ARCHS
+        from .tuning.workload import GPU_MODELS, WGMMA_ARCHS
 
         processes = min(self.jobs, len(self.specs)) if len(self.specs) > 1 else 1
         # the -j processes are shared out: a variant's kernels compile at once in what is left

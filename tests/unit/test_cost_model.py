@@ -14,6 +14,7 @@ from tritonc.driver import Compilation
 from tritonc.options import CompileOptions
 from tritonc.tuning import cost_model as cm
 from tritonc.tuning import memory_model as mm
+from tritonc.tuning import workload as wl
 
 ROOT = Path(__file__).resolve().parents[2]
 MATMUL = ROOT / "examples" / "matmul.tri"
@@ -23,7 +24,7 @@ def tile(m, n, k, *, warps=(4, 8), wgmma=True, dtype_bytes=2, in_loop=True, batc
     """A DotTile for an f16 ``[m, k] @ [k, n] -> f32`` dot (``batch`` of them: a batched dot),
     wgmma-eligible as accelerate-matmul decides it (M a multiple of 16 * warps, N <= 256, K >= 32)."""
     wg = tuple((w, (min(n, 256) if wgmma and m % (16 * w) == 0 and k >= 32 else None)) for w in warps)
-    return cm.DotTile("k", m, n, k, dtype_bytes, dtype_bytes, 4, 2, False, wg, in_loop, batch=batch)
+    return wl.DotTile("k", m, n, k, dtype_bytes, dtype_bytes, 4, 2, False, wg, in_loop, batch=batch)
 
 
 def matmul_choice(arch, hint=None, **opts):
@@ -47,7 +48,7 @@ def test_mma_sync_targets_take_the_large_tile_within_their_shared_memory(arch):
     comp = matmul_choice(arch)
     TM, TN, TK, w, s = chosen(comp)
     assert (TM, TN, TK, w) == (128, 256, 64, 8)
-    gpu = cm.GPU_MODELS[arch]
+    gpu = wl.GPU_MODELS[arch]
     assert s * (TM * TK + TK * TN) * 2 <= gpu.smem_per_cta
     assert s == (3 if arch == "sm_80" else 4)  # 4 stages (192 KiB) is over the A100's 163 KiB
 
@@ -116,7 +117,7 @@ def test_too_many_combinations_is_an_error():
 
 # ----------------------------------------------------------------------------- single estimates
 
-H = cm.GPU_MODELS["sm_90a"]
+H = wl.GPU_MODELS["sm_90a"]
 LARGE = cm.LARGE_PROBLEM
 
 
@@ -145,9 +146,9 @@ def test_wgmma_accumulator_register_limit():
 
 
 def test_mma_sync_register_estimate_rejects_what_would_spill():
-    e = est(tile(128, 256, 64), 4, 3, gpu=cm.GPU_MODELS["sm_80"])
+    e = est(tile(128, 256, 64), 4, 3, gpu=wl.GPU_MODELS["sm_80"])
     assert not e.feasible and "it would spill" in e.reason
-    assert est(tile(128, 256, 64), 8, 3, gpu=cm.GPU_MODELS["sm_80"]).feasible
+    assert est(tile(128, 256, 64), 8, 3, gpu=wl.GPU_MODELS["sm_80"]).feasible
 
 
 def test_a_tile_wgmma_cannot_run_falls_back_to_mma_sync_and_costs_more():
@@ -242,7 +243,7 @@ def test_memory_bound_loop_kernel_choice_and_explanation():
 
 
 def test_memory_bound_estimate_occupancy_and_register_rejection():
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     small = mm.MemoryProfile("k", (4096,), 1024)
     e = mm.estimate_memory([small], cm.Config((), 4, 3), gpu)
     # 128 threads, ~64 registers each: 8 CTAs per SM (registers), 8 * 4 KiB in flight
@@ -254,7 +255,7 @@ def test_memory_bound_estimate_occupancy_and_register_rejection():
 
 
 def test_memory_bound_ties_within_ten_percent_keep_source_order():
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     a = (cm.Config((("B", 1),), 4, 3), [mm.MemoryProfile("k", (2300,), 1024)])  # ~95 %
     b = (cm.Config((("B", 2),), 4, 3), [mm.MemoryProfile("k", (4096,), 1024)])  # 100 %
     assert mm.choose_memory_bound([a, b], "sm_90a").config.tunables == (("B", 1),)
@@ -302,7 +303,7 @@ def test_attention_default_build_is_chosen_by_the_chained_model(defines, want):
 
 
 def test_chained_registers_count_both_accumulators_and_p():
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     # BM=128 BN=D=64: 8 warps hold 32 + 32 accumulator words and 16 of p per thread: two CTAs
     # (16 warps); 4 warps twice as many (one warp group, two row repetitions): two CTAs of 4.
     e8 = cm.estimate_chained(chained(128, 64, 64), cm.Config((), 8, 2), gpu)
@@ -318,7 +319,7 @@ def test_chained_registers_count_both_accumulators_and_p():
 
 
 def test_chained_ranking_warps_then_trip_size_then_stages():
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     space = [(cm.Config((("BN", bn),), w, s), chained(128, bn, 64)) for bn in (128, 64) for w in (4, 8) for s in (2, 3, 4, 5)]
     choice = cm.choose(space, "sm_90a")
     assert choice.config == cm.Config((("BN", 64),), 8, 2)
@@ -329,7 +330,7 @@ def test_chained_ranking_warps_then_trip_size_then_stages():
 
 
 def test_chained_rejections():
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     assert "wgmma" in cm.estimate_chained(chained(64, 64, 64), cm.Config((), 8, 3), gpu).reason  # 64 rows, 2 groups
     assert "shared memory" in cm.estimate_chained(chained(128, 128, 128), cm.Config((), 8, 4), gpu).reason
     assert "registers" in cm.estimate_chained(chained(128, 256, 128, warps=(8,)), cm.Config((), 8, 2), gpu).reason
@@ -340,14 +341,14 @@ def test_batched_dot_is_read_as_its_2d_slices():
     comp = Compilation(ROOT / "examples" / "bmm.tri", CompileOptions(arch="sm_90a", defines={"TYPE": "half"},
                                                                       tune={"TM": [64], "TN": [64], "TK": [32],
                                                                             "TB": [2]}))
-    tiles = cm.dot_tiles(comp.ttir, (4, 8))
+    tiles = wl.dot_tiles(comp.ttir, (4, 8))
     assert [(t.m, t.n, t.k, t.batch, t.wgmma_n(4), t.wgmma_n(8)) for t in tiles] == [(64, 64, 32, 2, 64, None)]
 
 
 def test_batched_dot_costs_its_batch():
     """A batch tile of TB products a trip: TB times the accumulator registers, the operand
     bytes a stage and the mma time, over TB times fewer tiles (the problem's B matrices)."""
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     problem = {"M": 512, "N": 512, "K": 512, "B": 64}
     one, _ = cm.estimate_dot(tile(64, 64, 32), 4, 3, gpu, problem)
     two, _ = cm.estimate_dot(tile(64, 64, 32, batch=2), 4, 3, gpu, problem)
@@ -378,23 +379,23 @@ CONV2D = ROOT / "examples" / "conv2d.tri"
 
 def test_conv2d_a_is_a_gather_and_b_is_not():
     comp = Compilation(CONV2D, CompileOptions(arch="sm_90a", defines={"TYPE": "half"}, tune={"TM": [64], "TN": [64]}))
-    (t,) = cm.dot_tiles(comp.ttir, (4, 8))
+    (t,) = wl.dot_tiles(comp.ttir, (4, 8))
     assert (t.gather_a, t.gather_b) == (True, False)
-    (m,) = cm.dot_tiles(matmul_choice("sm_90a").ttir, (4, 8))
+    (m,) = wl.dot_tiles(matmul_choice("sm_90a").ttir, (4, 8))
     assert (m.gather_a, m.gather_b) == (False, False)
 
 
 def test_a_gather_costs_issue_cycles_and_staging_registers():
     """Per trip, gather_cycles per gathered element (the SM's issue slots); under 4 bytes,
     staged_registers per element a thread holds."""
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     plain, _ = cm.estimate_dot(tile(64, 64, 32), 4, 3, gpu, cm.LARGE_PROBLEM)
-    gath = cm.DotTile(**{**plain.tile.__dict__, "gather_a": True})
+    gath = wl.DotTile(**{**plain.tile.__dict__, "gather_a": True})
     est, _ = cm.estimate_dot(gath, 4, 3, gpu, cm.LARGE_PROBLEM)
     assert est.registers - plain.registers == math.ceil(gpu.staged_registers * 64 * 32 / 128)
     assert est.cycles > plain.cycles
-    f32 = cm.DotTile(**{**gath.__dict__, "a_bytes": 4, "b_bytes": 4})
-    f32_plain = cm.DotTile(**{**plain.tile.__dict__, "a_bytes": 4, "b_bytes": 4})
+    f32 = wl.DotTile(**{**gath.__dict__, "a_bytes": 4, "b_bytes": 4})
+    f32_plain = wl.DotTile(**{**plain.tile.__dict__, "a_bytes": 4, "b_bytes": 4})
     e32, _ = cm.estimate_dot(f32, 4, 3, gpu, cm.LARGE_PROBLEM)
     p32, _ = cm.estimate_dot(f32_plain, 4, 3, gpu, cm.LARGE_PROBLEM)
     assert e32.registers == p32.registers  # 4-byte elements go through cp.async, not registers
@@ -444,7 +445,7 @@ def test_a_grid_that_splits_the_reduction_pays_only_where_the_tiles_leave_sms_id
     reduction: s instances a tile, each with 1/s of the K steps and an fp32 atomic epilogue.
     At 1024x1024x16384 (64 tiles of 128x128 for 132 SMs) a split of 4 is faster; at 4096^3
     (1024 tiles: waves enough) it only adds epilogues."""
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
 
     def cycles(problem, split):
         t = tile(128, 128, 64)

@@ -18,6 +18,7 @@ from tritonc.simt.simulator import run_kernel
 from tritonc.tools.examples import by_name
 from tritonc.tuning import cost_model as cm
 from tritonc.tuning import memory_model as mm
+from tritonc.tuning import workload as wl
 
 # a 1024-float tile (4 warps by the tile rule) and a 8192-float one (16 warps), with a reduction
 # each so that the layouts' warps matter (cross-warp partials in shared memory)
@@ -133,7 +134,7 @@ def test_cli_option(tmp_path):
 
 def test_memory_model_counts_each_kernels_threads():
     """A profile's own warps set its threads, registers and CTAs per SM."""
-    gpu = cm.GPU_MODELS["sm_90a"]
+    gpu = wl.GPU_MODELS["sm_90a"]
     one = mm.MemoryProfile("a", (8192,), 1024, num_warps=4)
     other = mm.MemoryProfile("b", (8192,), 2048, num_warps=8)
     est = mm.estimate_memory([one, other], cm.Config((), 8, 3), gpu)

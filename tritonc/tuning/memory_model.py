@@ -18,7 +18,7 @@ keep the source's candidate order: the model only moves away from the first cand
 the memory system idle (too small a tile per CTA).
 
 Units: bytes and cycles per SM; an estimate's ``efficiency`` is the fraction of the DRAM
-bandwidth (0..1). The per-target figures are :data:`~tritonc.tuning.cost_model.GPU_MODELS`':
+bandwidth (0..1). The per-target figures are :data:`~tritonc.tuning.workload.GPU_MODELS`':
 ``dram_bytes`` is the data sheet's bandwidth over SMs and boost clock, ``latency`` an estimate,
 the CTA slot and register limits from the CUDA C++ Programming Guide's compute-capability tables;
 the registers per thread are an estimate. Like the tensor-core model it ranks configurations,
@@ -34,7 +34,8 @@ import math
 from dataclasses import dataclass
 
 from ..ir.core import Module
-from .cost_model import ELEMENT_BYTES, GPU_MODELS, LARGE_PROBLEM, Choice, Config, GpuModel
+from .cost_model import LARGE_PROBLEM, Choice, Config
+from .workload import ELEMENT_BYTES, GPU_MODELS, GpuModel
 
 
 #: Efficiencies (fractions of the DRAM bandwidth) this close to the best tie: the memory-bound
