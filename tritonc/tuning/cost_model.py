@@ -31,9 +31,11 @@ The model, per configuration (``TM x TN x TK`` dot tile, ``W`` warps, ``S`` stag
    one memory latency (Little's law). The 3-norm (rather than ``max``) says the pipes overlap
    imperfectly, so relieving a non-binding term still helps a little; this is what makes a
    deeper pipeline win when it fits.
-5. **Waves**: ``ceil(M / TM) * ceil(N / TN)`` output tiles over ``SMs * c`` slots; the time is
-   ``waves * (ceil(K / TK) * round + latency + epilogue)``, so a tile too large for a small
-   problem leaves SMs idle and loses. When the kernel's ``__grid``, evaluated at the problem
+5. **Waves**: ``ceil(M / TM) * ceil(N / TN)`` output tiles over ``SMs * c`` slots; each full
+   wave takes ``ceil(K / TK) * round + latency + epilogue`` with ``c`` resident CTAs, and a last
+   wave that does not fill the slots the same with the ``ceil(rest / SMs)`` CTAs it puts on each
+   SM (shorter rounds), so a tile too large for a small problem leaves SMs idle and loses, and
+   a half-empty last wave costs less than a full one. When the kernel's ``__grid``, evaluated at the problem
    size, launches ``s >= 2`` times as many program instances as there are tiles (split-K:
    ``splitk_matmul``, ``conv2d_nhwc_splitk``), the ``s`` instances of a tile each take
    ``ceil(K / TK) / s`` steps and add their tile in fp32 (an epilogue four times a 16-bit
@@ -210,7 +212,8 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     split = tile.programs // tiles if tile.programs is not None and tile.programs >= 2 * tiles else 1
     tiles *= split
     waves = math.ceil(tiles / (gpu.sm_count * ctas))
-    resident = min(ctas, math.ceil(tiles / gpu.sm_count))
+    full_waves, last = divmod(tiles, gpu.sm_count * ctas)
+    resident = ctas if full_waves else math.ceil(tiles / gpu.sm_count)
     # 4. one round: every resident CTA takes one TK step
     t_mma = 2.0 * nb * tile.m * tile.n * tile.k / flops
     t_l2 = stage_bytes / gpu.l2_bytes
@@ -225,12 +228,19 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     t_smem = smem_traffic / gpu.smem_bytes
     latency = gpu.latency / max(stages - 1, 1)
     t_gather = gpu.gather_cycles * gathered_elems  # issue slots: the SM's, shared by its CTAs
-    round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, resident * t_gather,
-                           latency) + gpu.step_overhead
     steps = math.ceil(math.ceil(K / tile.k) / split) if tile.in_loop else 1
-    # the tile written (as 16-bit elements), or with a split added in fp32 by read-modify-write
-    epilogue = resident * nb * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes * (4 if split > 1 else 1)
-    cycles = waves * (steps * round_cycles + gpu.latency + epilogue)
+
+    def wave_cycles(resident: int) -> float:
+        """One wave with ``resident`` CTAs on each SM: its rounds, one latency, the epilogue
+        (the tile written as 16-bit elements, or with a split added in fp32 by
+        read-modify-write)."""
+        round_cycles = _pnorm3(resident * t_mma, resident * t_l2, resident * t_smem, resident * t_gather,
+                               latency) + gpu.step_overhead
+        epilogue = resident * nb * tile.m * tile.n * tile.acc_bytes / 2 / gpu.l2_bytes * (4 if split > 1 else 1)
+        return steps * round_cycles + gpu.latency + epilogue
+
+    # a last wave that does not fill the slots puts fewer CTAs on each SM: shorter rounds
+    cycles = full_waves * wave_cycles(ctas) + (wave_cycles(math.ceil(last / gpu.sm_count)) if last else 0.0)
     flops_done = 2.0 * M * N * B * (K if tile.in_loop else tile.k)
     return DotEstimate(tile, instruction, shared, registers, ctas, tiles, waves, cycles, flops_done), None
 
