@@ -70,9 +70,12 @@ order), and after the loop. Its tensor-core work then overlaps the next trip's b
 and first-dot issue (OpenAI Triton's attention loop does the same). Its B ring slot is read
 until that wait, so the copies go into the slot of two trips before (``S - 2`` trips ahead, one
 barrier a trip): at this trip's barrier every warp group is past the trip before's first-dot
-wait, which retired that slot's last reader. They go out right after the barrier, so they have
-the whole trip to land (issued after the running dot, at the end of the trip, they had almost
-none at three stages: 5-8% slower on an H100, benchmarks/RESULTS.md, 2026-11-27).
+wait, which retired that slot's last reader. They go out after the running dot (``no_war``),
+so that the tensor cores get the trip's work first, except at three stages: one trip ahead,
+they go out right after the barrier, to have the whole trip to land (issued at the end of the
+trip they had almost none). Measured on an H100 (benchmarks/RESULTS.md, 2026-11-27): at three
+stages the top 4-5% faster (D=64: 1.483 against 1.549 ms; D=128: 2.468 against 2.604), at four
+stages after the dot 4% faster (D=64: 1.433 against 1.495 ms).
 
 FlashAttention-3's intra-warpgroup pipelining (issuing trip ``i``'s last dot in trip ``i + 1``,
 after the first, so that it runs during the softmax) was built and measured on an H100 in
@@ -233,6 +236,8 @@ class SoftwarePipeliner:
         pre = Builder().before(loop)
         hoisted: dict = {}
         target, running, chained, second, ahead_by = self.planner.schedule(plan)
+        # chained dots one trip ahead (three stages): the copies right after the barrier
+        chained_top = chained and ahead_by < 2
         slot_type = self.allocate_rings(plan, pre)
         rings = [c.ring for c in plan.candidates]
 
@@ -358,7 +363,7 @@ class SoftwarePipeliner:
             ins, ext = extras
             b.create("ttg.async_wait", rings, [], {"num": ahead_by - 1})
             b.create("gpu.barrier", [], [])
-            if chained or not (running and (self.options.wgmma_copies_after_dot or second)):
+            if chained_top or not (running and (self.options.wgmma_copies_after_dot or second or chained)):
                 ahead_next = issue_ahead(ins)
 
         # The original body, reading the pipelined tiles from slot ext.
@@ -398,7 +403,7 @@ class SoftwarePipeliner:
                 # Issued and left running; the copies go out while it runs, then the wait
                 # for the trip before (its slot is refilled in two trips' time).
                 new_op.attrs["pending"] = 1
-                if self.options.wgmma_copies_after_dot and not second and not chained:
+                if (self.options.wgmma_copies_after_dot and not second or chained) and not chained_top:
                     ahead_next = issue_ahead(ins, no_war=True)
                 if chained:
                     continue  # carried running; waited for before its first use next trip
