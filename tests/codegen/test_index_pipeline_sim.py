@@ -99,7 +99,7 @@ def test_conv2d_offset_table_loop_is_pipelined(type_name, stride, pad, stages, a
     tiles = {"TM": "64", "TN": "32", "TK": "16"}
     defines = dict(tiles, TYPE=type_name)
     module = Compilation(EXAMPLES / "conv2d.tri", CompileOptions(defines=defines, num_warps=4, num_stages=stages,
-                                                                 arch=arch, allow_tf32=True)).ttgir
+                                                                 arch=arch, allow_tf32=True, kernel="conv2d")).ttgir
     loops = _ops(module, "scf.for")
     if type_name == "float":
         assert _ops(module, "ttg.async_copy_global_to_local"), "the conv2d loop was not pipelined"

@@ -78,6 +78,24 @@ def test_conv2d_half_5x5_stride2():
     assert_close(Y, reference(X, W, (2, 2), (2, 1)), rtol=1e-2, atol=2e-2)
 
 
+@pytest.mark.parametrize("splitk", [1, 3, 4, 40])
+def test_conv2d_splitk(splitk):
+    """conv2d_splitk at shares of the C*R*S = 180 reduction (23 slices of 8) that end anywhere,
+    more instances than slices (40: some add nothing), and 1; fp16 operands, float Y, which the
+    caller zeroes."""
+    X = rng.standard_normal((2, 20, 7, 6)).astype(np.float16)
+    W = (rng.standard_normal((19, 20, 3, 3)) / 8).astype(np.float16)
+    stride, pad = (1, 2), (1, 1)
+    N, _, H, Wd = X.shape
+    K = W.shape[0]
+    P, Q = (H + 2 * pad[0] - 3) // stride[0] + 1, (Wd + 2 * pad[1] - 3) // stride[1] + 1
+    Y = np.zeros((N, K, P, Q), np.float32)
+    defines = dict(TYPE="half", TM=str(TM), TN=str(TN), TK=str(TK), SPLITK=str(splitk))
+    run("conv2d", "conv2d_splitk", (cdiv(N * P * Q, TM), cdiv(K, TN), splitk), X, W, Y,
+        *conv2d_args(X, W, Y, stride, pad), defines=defines)
+    assert_close(Y, reference(X, W, stride, pad), rtol=1e-3, atol=2e-3)
+
+
 def test_offset_table_addresses_every_tap():
     """AOFF[i] is the offset of tap (c, r, s) = unpack(i) from the top-left pixel."""
     C, R, S, H, W = 3, 3, 2, 7, 5

@@ -379,8 +379,9 @@ CONV2D = ROOT / "examples" / "conv2d.tri"
 
 def test_conv2d_a_is_a_gather_and_b_is_not():
     comp = Compilation(CONV2D, CompileOptions(arch="sm_90a", defines={"TYPE": "half"}, tune={"TM": [64], "TN": [64]}))
-    (t,) = wl.dot_tiles(comp.ttir, (4, 8))
-    assert (t.gather_a, t.gather_b) == (True, False)
+    tiles = wl.dot_tiles(comp.ttir, (4, 8))  # conv2d and conv2d_splitk
+    assert [(t.kernel, t.gather_a, t.gather_b) for t in tiles] == [("conv2d", True, False),
+                                                                   ("conv2d_splitk", True, False)]
     (m,) = wl.dot_tiles(matmul_choice("sm_90a").ttir, (4, 8))
     assert (m.gather_a, m.gather_b) == (False, False)
 
@@ -461,6 +462,19 @@ def test_a_grid_that_splits_the_reduction_pays_only_where_the_tiles_leave_sms_id
     assert tiles_four == 4 * tiles_one and four < one / 2
     large = dict(M=4096, N=4096, K=4096)
     assert cycles(large, 4)[0] > cycles(large, 1)[0]
+
+
+def test_conv2d_splitk_is_chosen_for_a_small_output():
+    """examples/conv2d.tri (NCHW): as conv2d_nhwc.tri's, its split-K kernel's grid has SPLITK
+    program instances a tile; at conv2d_s2's 1568 output rows the model splits, at 25088 x 16
+    rows it does not."""
+    path = ROOT / "examples" / "conv2d.tri"
+    small = Compilation(path, CompileOptions(arch="sm_90a", defines={"TYPE": "float"}, allow_tf32=True,
+                                             hint=dict(M=1568, N=128, K=1152)))
+    large = Compilation(path, CompileOptions(arch="sm_90a", defines={"TYPE": "half"},
+                                             hint=dict(M=25088 * 16, N=128, K=1152)))
+    assert small.tunables["SPLITK"] > 1
+    assert large.tunables["SPLITK"] == 1
 
 
 def test_conv2d_nhwc_splitk_is_chosen_for_a_small_output():
