@@ -43,8 +43,9 @@ The model, per configuration (``TM x TN x TK`` dot tile, ``W`` warps, ``S`` stag
    idle, and costs an epilogue a split where they do not.
 6. **Gathered operands** (:func:`~tritonc.tuning.workload.gathered`: loaded through a pointer tile with no contiguity,
    one element per instruction): ``gather_cycles`` issue cycles per gathered element a trip,
-   a term of the norm times the resident CTAs, and, under 4 bytes (staged through registers),
-   ``staged_registers`` registers per element a thread holds (docs/tuning.md).
+   a term of the norm times the resident CTAs, and ``staged_registers`` registers per element
+   a thread holds under 4 bytes (staged through registers), ``copied_gather_registers`` at 4
+   bytes or more (copied by ``cp.async`` one element at a time) (docs/tuning.md).
 
 The per-target constants (:data:`~tritonc.tuning.workload.GPU_MODELS`) are public figures (SM counts, shared-memory and
 register limits from the CUDA C++ Programming Guide's compute-capability tables, dense fp16
@@ -188,7 +189,8 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
     gathered_elems = nb * (tile.m * tile.k * tile.gather_a + tile.k * tile.n * tile.gather_b)
     staged = nb * (tile.m * tile.k * (tile.gather_a and tile.a_bytes < 4)
                    + tile.k * tile.n * (tile.gather_b and tile.b_bytes < 4))
-    registers += math.ceil(gpu.staged_registers * staged / threads)
+    registers += math.ceil((gpu.staged_registers * staged
+                            + gpu.copied_gather_registers * (gathered_elems - staged)) / threads)
     if registers > 255:
         return None, (f"~{registers} registers per thread at {num_warps} warps ({instruction}; at most 255: "
                       "it would spill)")

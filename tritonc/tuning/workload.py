@@ -46,6 +46,10 @@ class GpuModel:
         staged_registers: registers per thread per gathered element of an operand under 4
             bytes (staged through registers one trip ahead, ``software-pipeline``: the value,
             its 64-bit address and mask; estimate).
+        copied_gather_registers: registers per thread per gathered element of an operand of 4
+            bytes or more, which ``cp.async`` copies one element at a time (its 64-bit address
+            and mask; estimate: conv2d TF32 64x128x32 on 4 warps, estimated at 192 registers
+            without it, took 255 and spilled 192 bytes).
     """
 
     arch: str
@@ -65,6 +69,7 @@ class GpuModel:
     dram_bytes: float = 16.0
     gather_cycles: float = 0.5
     staged_registers: float = 6.0
+    copied_gather_registers: float = 4.0
 
     @property
     def peak_flops(self) -> float:
