@@ -3,8 +3,9 @@
 The grammar is loaded once per process (and lark's on-disk cache makes later processes fast).
 The parse tree is turned into :mod:`tritonc.frontend.ast` nodes by
 :class:`~tritonc.frontend.to_ast.ToAst`; every node gets the :class:`SourceLoc` of its token in
-the user's file through the preprocessor's position map. Syntax errors become :class:`CompileError` in gcc's style, "expected ';' before
-'int'", located at the offending token.
+the user's file through the preprocessor's position map. Syntax errors become
+:class:`CompileError` in gcc's style, "expected ';' before 'int'", located at the offending
+token.
 
 What the parser resolves and what it leaves to sema:
 

@@ -2,8 +2,8 @@
 
 When the user leaves a meta-parameter free (a ``const tunable`` without ``-D``, ``--num-warps
 auto``, ``--num-stages auto``), the driver builds every candidate configuration the source
-allows, reads the shape of each ``tt.dot`` from the frontend's tile IR (:func:`~tritonc.tuning.workload.dot_tiles`), and
-asks :func:`choose` for the configuration with the lowest estimated time on the target for the
+allows, reads the shape of each ``tt.dot`` from the frontend's tile IR
+(:func:`~tritonc.tuning.workload.dot_tiles`), and asks :func:`choose` for the configuration with the lowest estimated time on the target for the
 problem size (``--hint M=..,N=..,K=..``; :data:`LARGE_PROBLEM` without a hint). Nothing is
 compiled or run: the model is arithmetic on the tile shapes (docs/tuning.md).
 
@@ -35,20 +35,20 @@ The model, per configuration (``TM x TN x TK`` dot tile, ``W`` warps, ``S`` stag
    wave takes ``ceil(K / TK) * round + latency + epilogue`` with ``c`` resident CTAs, and a last
    wave that does not fill the slots the same with the ``ceil(rest / SMs)`` CTAs it puts on each
    SM (shorter rounds), so a tile too large for a small problem leaves SMs idle and loses, and
-   a half-empty last wave costs less than a full one. When the kernel's ``__grid``, evaluated at the problem
-   size, launches ``s >= 2`` times as many program instances as there are tiles (split-K:
-   ``splitk_matmul``, ``conv2d_nhwc_splitk``), the ``s`` instances of a tile each take
+   a half-empty last wave costs less than a full one. When the kernel's ``__grid``, evaluated
+   at the problem size, launches ``s >= 2`` times as many program instances as there are tiles (split-K:
+   ``splitk_matmul``, ``conv2d_nhwc_splitk``, ``conv2d_splitk``), the ``s`` instances of a tile each take
    ``ceil(K / TK) / s`` steps and add their tile in fp32 (an epilogue four times a 16-bit
    store's), over ``s`` times the waves' slots: a split pays where the tiles alone leave SMs
    idle, and costs an epilogue a split where they do not.
-6. **Gathered operands** (:func:`~tritonc.tuning.workload.gathered`: loaded through a pointer tile with no contiguity,
-   one element per instruction): ``gather_cycles`` issue cycles per gathered element a trip,
+6. **Gathered operands** (:func:`~tritonc.tuning.workload.gathered`: loaded through a pointer
+   tile with no contiguity, one element per instruction): ``gather_cycles`` issue cycles per gathered element a trip,
    a term of the norm times the resident CTAs, and ``staged_registers`` registers per element
    a thread holds under 4 bytes (staged through registers), ``copied_gather_registers`` at 4
    bytes or more (copied by ``cp.async`` one element at a time) (docs/tuning.md).
 
-The per-target constants (:data:`~tritonc.tuning.workload.GPU_MODELS`) are public figures (SM counts, shared-memory and
-register limits from the CUDA C++ Programming Guide's compute-capability tables, dense fp16
+The per-target constants (:data:`~tritonc.tuning.workload.GPU_MODELS`) are public figures (SM
+counts, shared-memory and register limits from the CUDA C++ Programming Guide's compute-capability tables, dense fp16
 tensor throughput from the NVIDIA A100/H100 whitepapers) and estimates (L2 bandwidth per SM,
 memory latency, the fixed cost of a loop step) chosen so that the model reproduces the order of
 the matmul configurations measured on an H200 (4096^3 fp16: 64x64x32 w4 s3 0.46x cuBLAS,

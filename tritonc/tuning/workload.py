@@ -110,8 +110,8 @@ class DotTile:
             ``None`` when the dot cannot run on wgmma with those warps.
         in_loop: the dot is inside a loop (its operand loads are software-pipelined).
         chain: ``0``, or a number shared by the dots of one loop body that holds two or more
-            (chained dots: flash attention's ``q @ k`` and ``p @ v``, :func:`~tritonc.tuning.cost_model.estimate_chained`);
-            in the body's order.
+            (chained dots: flash attention's ``q @ k`` and ``p @ v``,
+            :func:`~tritonc.tuning.cost_model.estimate_chained`); in the body's order.
         batch: the batch tile of a batched dot ``[m, k, batch] @ [k, n, batch]`` (1 for a 2-D
             dot): ``unbatch-dots`` makes it ``batch`` 2-D dots of ``[m, k] @ [k, n]`` a trip,
             each with its own operand tiles and accumulator.
