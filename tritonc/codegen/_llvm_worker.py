@@ -1,7 +1,7 @@
 """LLVM IR -> PTX with llvmlite's NVPTX back end; importable, and runnable as a worker process.
 
 This file is deliberately self-contained (it imports nothing from ``tritonc``) so that
-``tritonc.codegen.target`` can run it as a separate process with ``python -P <this file>``:
+``tritonc.codegen.target`` can run it as a separate process with ``python -P -S <this file>``:
 LLVM calls ``abort()`` on the *whole process* when instruction selection meets an intrinsic
 the chosen ``cpu``/PTX version cannot do (``LLVM ERROR: Cannot select: intrinsic ...``;
 failure mode 2 of ``tritonc/codegen/target.py``). Run in a worker, such an abort kills only the worker,

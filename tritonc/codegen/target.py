@@ -129,7 +129,7 @@ _WORKER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvm_w
 
 
 class _Worker:
-    """A persistent ``python -P _llvm_worker.py`` process; restarted after it dies.
+    """A persistent ``python -P -S _llvm_worker.py`` process; restarted after it dies.
 
     Its stderr goes to an anonymous temporary file, so what LLVM prints before ``abort()``
     can be read back; requests are serialised by a lock.
@@ -163,10 +163,11 @@ class _Worker:
         self._discard()
         self._owner = os.getpid()
         self._stderr = tempfile.TemporaryFile()
-        # The worker sees this process's sys.path, so it finds llvmlite wherever we did.
+        # The worker sees this process's sys.path, so it finds llvmlite wherever we did; that path
+        # already holds what site and its .pth files add, so -S skips them (~10 ms of start-up).
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self._proc = subprocess.Popen(
-            [sys.executable, "-P", _WORKER_PATH],
+            [sys.executable, "-P", "-S", _WORKER_PATH],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             close_fds=True, env=env)
 
