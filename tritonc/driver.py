@@ -355,7 +355,8 @@ class Compilation:
         module of all kernels gives (:func:`~tritonc.codegen.target.join_ptx`). With
         ``-lineinfo`` (whose debug metadata is per LLVM module) the whole module goes to LLVM
         at once (:attr:`lowered`). ``--time-passes`` counts the lowering and, under ``LLVM (opt
-        + NVPTX)``, the time spent waiting for LLVM (all of it with ``jobs == 1``).
+        + NVPTX)``, the time spent waiting for LLVM (all of it with ``jobs == 1``). When the
+        cubin is wanted (:attr:`_assembler_wanted`), nvJitLink is loaded while the workers run.
         """
         from .codegen.target import PTXJobs, join_ptx, llvm_to_ptx
 
@@ -379,9 +380,18 @@ class Compilation:
                 kernels.update(part.kernels)
                 with self.timer("LLVM (opt + NVPTX)"):  # compiles now only with jobs == 1
                     futures.append(jobs.submit(part.llvm_ir))
+            if self._assembler_wanted and jobs.jobs > 1:  # this process waits for the workers now
+                from .codegen.cubin import load_nvjitlink
+
+                with self.timer("nvJitLink"):
+                    load_nvjitlink(self.target)
             with self.timer("LLVM (opt + NVPTX)"):
                 ptx = join_ptx([future.result()[0] for future in futures])
         return ptx, kernels
+
+    #: Set by :attr:`assembled` before it asks for the PTX: nvJitLink will be needed, so the
+    #: PTX step loads it while it waits for the LLVM workers (:func:`~tritonc.codegen.cubin.load_nvjitlink`).
+    _assembler_wanted = False
 
     @cached_property
     def assembled(self):
@@ -393,6 +403,7 @@ class Compilation:
 
         if self.launch_compilation is not self:
             return self.launch_compilation.assembled
+        self._assembler_wanted = not self.options.use_ptxas
         ptx = self.ptx
         warn_shared_memory(self.kernel_infos, self.target, self._frontend, self.diag)
         with self.timer("ptxas" if self.options.use_ptxas else "nvJitLink"):
