@@ -45,6 +45,7 @@ The node list (fields beyond ``loc``)::
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields
 from typing import Iterator
 
@@ -83,20 +84,28 @@ class Node:
 
     def children(self) -> Iterator["Node"]:
         """Yield the direct child nodes, in field order (lists are flattened, ``None`` skipped)."""
-        for f in fields(self):
-            if f.name == "loc":
-                continue
-            value = getattr(self, f.name)
+        for name in _child_fields(type(self)):
+            value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
             elif isinstance(value, list):
                 yield from (v for v in value if isinstance(v, Node))
 
     def walk(self) -> Iterator["Node"]:
-        """Yield this node and all its descendants, pre-order."""
-        yield self
-        for child in self.children():
-            yield from child.walk()
+        """Yield this node and all its descendants, pre-order (with an explicit stack: the
+        sema, irgen and cost-model walks over every expression are cheaper without a
+        generator per level, and deep nesting needs no recursion)."""
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(list(node.children())))
+
+
+@functools.cache
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of node class ``cls`` that :meth:`Node.children` reads (all but ``loc``)."""
+    return tuple(f.name for f in fields(cls) if f.name != "loc")
 
 
 class Expr(Node):
