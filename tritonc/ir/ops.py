@@ -125,9 +125,14 @@ class OpDef:
     #: ``scratch(op)``: bytes of scratch shared memory the op's lowering uses (0: none).
     scratch: Callable[["Operation"], int] | None = None  # noqa: F821
     operand_names: tuple[str, ...] = field(init=False)
+    #: Fewest and most operands ``operands`` allows (most: ``None`` with a ``*`` operand).
+    operand_range: tuple[int, int | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.operand_names = tuple(n.rstrip("?*") for n in self.operands)
+        fixed = sum(not n.endswith(("?", "*")) for n in self.operands)
+        variadic = any(n.endswith("*") for n in self.operands)
+        self.operand_range = (fixed, None if variadic else len(self.operands))
         self.traits = frozenset(self.traits)
         unknown = self.traits - TRAITS.keys()
         if unknown:

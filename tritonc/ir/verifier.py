@@ -74,12 +74,10 @@ def _verify_block(block: Block, visible: set[Value], f: Function, expected_termi
 
 
 def _verify_counts(op: Operation, opdef) -> None:
-    fixed = [n for n in opdef.operands if not n.endswith(("?", "*"))]
-    optional = [n for n in opdef.operands if n.endswith("?")]
-    variadic = any(n.endswith("*") for n in opdef.operands)
+    fewest, most = opdef.operand_range
     n = len(op.operands)
-    if n < len(fixed) or (not variadic and n > len(fixed) + len(optional)):
-        raise VerifyError(f"'{op.name}' has {n} operands, expected {'at least ' if variadic or optional else ''}{len(fixed)}{_where(op)}")
+    if n < fewest or (most is not None and n > most):
+        raise VerifyError(f"'{op.name}' has {n} operands, expected {'at least ' if most != fewest else ''}{fewest}{_where(op)}")
     for attr in opdef.attrs:
         if attr not in op.attrs:
             raise VerifyError(f"'{op.name}' lacks attribute '{attr}'{_where(op)}")
