@@ -38,6 +38,7 @@ EXAMPLES = (
     Example("reduce", {"BM": "8", "BN": "256"}),
     Example("matmul", {}, {"TM": [64], "TN": [64], "TK": [32]}),
     Example("conv2d", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "16"}),
+    Example("conv2d_krsc", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "16"}),
     Example("conv2d_nhwc", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "SPLITK": "4"}),
     Example("cross_entropy", {"TYPE": "float", "TILE": "1024"}),
     Example("bmm", {"TYPE": "half", "TM": "32", "TN": "32", "TK": "16", "TB": "2"}),

@@ -1,5 +1,5 @@
 """The ``make gpu-check`` cases of the Triton-C language examples that go beyond one row or one
-matmul: the convolutions (NCHW with an offset table, channels-last, split-K), cross-entropy
+matmul: the convolutions (NCHW with an offset table or KRSC filters, channels-last, split-K), cross-entropy
 over a large vocabulary, the batched, split-K, block-sparse and paper matmuls, batchnorm, the
 3-D permutations and the shift convolution. :data:`EXAMPLE_CASES`, in the order
 ``gpu_cases.CASES`` lists them."""
@@ -91,6 +91,32 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf
         return y
 
     return _conv_case(name, "conv2d", dtype, hw, stride, pad, allow_tf32, inputs, launch)
+
+
+def _conv2d_krsc_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None) -> Case:
+    """examples/conv2d_krsc.tri: NCHW input, the filters repacked once to KRSC in the inputs
+    (outside the timed launch, as an inference engine repacks constant weights), as
+    :func:`_conv2d_case` otherwise; torch runs the KCRS filters."""
+    R = S = _CONV_RS
+    P = (hw + 2 * pad - R) // stride + 1
+
+    def inputs(torch, size):
+        n, c, k = size
+        dt = getattr(torch, dtype)
+        x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
+        w = (torch.randn(k, c, R, S, device="cuda") / (c * R * S) ** 0.5).to(dt)
+        y, ybuf = poison(torch, (n, k, P, P), dt)
+        return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), y=y, bufs=[ybuf])
+
+    def launch(mod, torch, a):
+        x, y = a["x"], a["y"]
+        n, c = x.shape[:2]
+        k = a["w"].shape[0]
+        mod.conv2d_krsc(x, a["wk"], y, n * P * P, k, c, hw, hw, R, S, P, P, stride, stride, pad, pad,
+                        c * hw * hw, hw * hw, R * S * c, k * P * P, P * P, P)
+        return y
+
+    return _conv_case(name, "conv2d_krsc", dtype, hw, stride, pad, allow_tf32, inputs, launch)
 
 
 def _conv2d_nhwc_case(name: str, dtype: str, hw: int, stride: int, pad: int,
@@ -448,6 +474,8 @@ EXAMPLE_CASES = [lambda: _conv2d_case("conv2d", "float16", 28, 1, 1),
                  # through the split-K kernel: 1568 output rows fill few tiles
                  lambda: _conv2d_case("conv2d_s2_tf32", "float32", 13, 2, 1, allow_tf32=True, splitk=True),
                  lambda: _conv2d_case("conv2d_s2_fp32", "float32", 13, 2, 1, allow_tf32=False, splitk=True),
+                 # conv2d with KRSC filters, no offset table (examples/conv2d_krsc.tri)
+                 lambda: _conv2d_krsc_case("conv2d_krsc", "float16", 28, 1, 1),
                  # the same convolutions on channels-last tensors (examples/conv2d_nhwc.tri)
                  lambda: _conv2d_nhwc_case("conv2d_nhwc", "float16", 28, 1, 1),
                  # the strided ones through the split-K kernel: 1568 output rows fill few tiles
