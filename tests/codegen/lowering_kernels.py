@@ -469,6 +469,20 @@ def _ls_check(i, o):
 
 kernel("loads_stores", _ir("loads_stores"), make=_ls_make, check=_ls_check)
 
+
+def _wl_make(g):
+    return (1,), [g.standard_normal(128).astype(np.float16), np.full(128, -1, np.int32)]
+
+
+def _wl_check(i, o):
+    """The halves' bits zero-extended (0 past element 100, the masked-off ``other``)."""
+    want = i[0].view(np.uint16).astype(np.int32)
+    want[100:] = 0
+    np.testing.assert_array_equal(o[1], want)
+
+
+kernel("widened_load", _ir("widened_load"), make=_wl_make, check=_wl_check)
+
 # --------------------------------------------------------------------------- small f32/f64 dots, nested loops
 
 

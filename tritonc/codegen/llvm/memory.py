@@ -250,8 +250,23 @@ def _ld_global(lw: KernelLowering, nc: bool) -> str:
     return f"ld.global{'.' + o.load_cache_op if o.load_cache_op else ''}{'.nc' if nc else ''}{after}"
 
 
-def masked_load(lw: KernelLowering, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool) -> ir.Value:
+def masked_load(lw: KernelLowering, ptr: ir.Value, mask: ir.Value, other: ir.Value | None, ty: ir.Type, nc: bool,
+                wide: bool = False) -> ir.Value:
+    """One predicated inline-asm ``ld.global`` of an element of type ``ty`` (``other`` where
+    ``mask`` is false). ``wide``: an element narrower than 32 bits goes into a 32-bit register,
+    zero-extended (PTX ISA 9.7.9.8 ld: a destination register wider than the type), the range
+    of the result recorded (``!range``), so that LLVM folds the zero extension that follows
+    (:func:`widened_load`) into the load."""
     reg, ptx_ty, c = _asm_type(ty)
+    if wide and reg.width < 32:
+        bits = 8 if ty in (I1, I8) else reg.width
+        other_bits = to_bits(lw.b, to_bits(lw.b, other, reg), I32) if other is not None else ir.Constant(I32, 0)
+        text = (f"mov.b32 $0, $3;\n\t"
+                f"@$2 {_ld_global(lw, nc)}.u{bits} $0, [ $1 + 0 ];")
+        asm = ir.InlineAsm(ir.FunctionType(I32, [GPTR, I1, I32]), text, "=r,l,b,r", side_effect=True)
+        loaded = lw.b.call(asm, [ptr, mask, other_bits])
+        loaded.set_metadata("range", lw.module.add_metadata([ir.Constant(I32, 0), ir.Constant(I32, 1 << bits)]))
+        return from_bits(lw.b, lw.b.trunc(loaded, reg), ty)
     other_bits = to_bits(lw.b, other, reg) if other is not None else ir.Constant(reg, 0)
     text = (f"mov.b{reg.width} $0, $3;\n\t"
             f"@$2 {_ld_global(lw, nc)}.{ptx_ty} $0, [ $1 + 0 ];")
@@ -449,7 +464,18 @@ def _load(lw: KernelLowering, op: Operation) -> None:
     if mask is None:
         define(lw, op.result, [plain_load(lw, p, ty, invariant) for p in ptrs])
         return
-    define(lw, op.result, [masked_load(lw, p, m, o, ty, nc) for p, m, o in zip(ptrs, masks, others)])
+    wide = widened_load(op)
+    define(lw, op.result, [masked_load(lw, p, m, o, ty, nc, wide) for p, m, o in zip(ptrs, masks, others)])
+
+
+def widened_load(op: Operation) -> bool:
+    """Whether the tile ``op`` loads is only zero-extended to ``i32`` (through a bitcast to an
+    integer for a float element): the form in which software pipelining carries a staged tile
+    to the next trip (``transforms/software_pipeline.py``, ``widen``)."""
+    users = [u for u, _ in op.result.uses]
+    if len(users) == 1 and users[0].name == "arith.bitcast":
+        users = [u for u, _ in users[0].result.uses]
+    return len(users) == 1 and users[0].name == "arith.extui" and element_type(users[0].result.type).bits == 32
 
 
 @lowers("tt.store")
