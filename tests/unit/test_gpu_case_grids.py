@@ -72,7 +72,7 @@ def test_conv_cases_grid():
             assert not {"TM", "TN", "TK", "HH", "WW"} & set(case.defines), name
             g, tun = grids(name)
             kernel = case.example
-            args = {"conv2d": dict(M=25_000, N=100, K=99), "conv2d_krsc": dict(M=25_000, K=100),
+            args = {"conv2d": dict(M=25_000, N=100, K=99), "conv2d_krsc": dict(M=25_000, N=100),
                     "conv2d_nhwc": dict(M=25_000, N=100),
                     "shift_conv": dict(M=25_000, K=100)}[kernel]
             assert evaluate_grid(g[kernel], args) == (cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]))
