@@ -57,6 +57,15 @@ def _conv_case(name: str, example: str, dtype: str, hw: int, stride: int, pad: i
                 inputs, run, reference, work, tol=tol, allow_tf32=bool(allow_tf32), hint=hint)
 
 
+def _nchw_operands(torch, size, dt, hw: int):
+    """Random NCHW X [N, C, hw, hw] and KCRS W [K, C, R, S] of ``dt`` (W scaled by 1/sqrt(CRS),
+    so Y stays of unit size); size = (N, C, K)."""
+    n, c, k = size
+    x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
+    w = (torch.randn(k, c, _CONV_RS, _CONV_RS, device="cuda") / (c * _CONV_RS * _CONV_RS) ** 0.5).to(dt)
+    return x, w
+
+
 def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None,
                  splitk: bool = False) -> Case:
     """examples/conv2d.tri: implicit-GEMM conv2d (NCHW, a host-built offset table), 3x3 filter,
@@ -72,8 +81,7 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf
     def inputs(torch, size):
         n, c, k = size
         dt = getattr(torch, dtype)
-        x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
-        w = (torch.randn(k, c, R, S, device="cuda") / (c * R * S) ** 0.5).to(dt)
+        x, w = _nchw_operands(torch, size, dt, hw)
         i = torch.arange(c * R * S, device="cuda")
         aoff = ((i // (R * S)) * hw * hw + (i // S) % R * hw + i % S).to(torch.int32)
         y, ybuf = poison(torch, (n, k, P, P), torch.float32 if splitk else dt)
@@ -103,8 +111,7 @@ def _conv2d_krsc_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
     def inputs(torch, size):
         n, c, k = size
         dt = getattr(torch, dtype)
-        x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
-        w = (torch.randn(k, c, R, S, device="cuda") / (c * R * S) ** 0.5).to(dt)
+        x, w = _nchw_operands(torch, size, dt, hw)
         y, ybuf = poison(torch, (n, k, P, P), dt)
         return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), y=y, bufs=[ybuf])
 
