@@ -87,6 +87,7 @@ EXAMPLES_DIR   ?= examples
 TRITONC        ?= $(VENV)/bin/tritonc
 EXAMPLE_CUBINS := $(patsubst $(EXAMPLES_DIR)/%.tri,$(BUILD)/examples/%.cubin,$(wildcard $(EXAMPLES_DIR)/*.tri))
 EXAMPLE_FLAGS_conv2d      := -D TYPE=half
+EXAMPLE_FLAGS_conv2d_krsc := -D TYPE=half
 EXAMPLE_FLAGS_conv2d_nhwc := -D TYPE=half
 EXAMPLE_FLAGS_shift_conv  := -D TYPE=half
 
