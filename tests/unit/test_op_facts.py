@@ -108,11 +108,26 @@ def test_scratch_sizes_from_layouts():
     assert scratch_bytes(ops["rows"]) == 32 * 4 * 4
     # along axis 1 one warp holds each row: no cross-warp stage
     assert scratch_bytes(ops["cols"]) == 0
-    # a real conversion goes through one copy of the tile; an identity conversion needs none
-    assert scratch_bytes(ops["t"]) == 64 * 32 * 4
+    # a real conversion goes through one copy of the tile, its 128-byte rows padded by 16 bytes
+    # against bank conflicts; an identity conversion needs none
+    assert scratch_bytes(ops["t"]) == 64 * (32 + 4) * 4
     assert scratch_bytes(ops["same"]) == 0
     assert shared_effects(ops["t"]) == []
 
 
 def test_traits_are_documented():
     assert all(TRAITS.values())
+
+
+def test_redistribution_rows_padded_only_where_they_would_conflict():
+    """Rows of a multiple of 128 bytes (every row on the same bank) get 16 bytes more; other
+    rows, 1-D tiles and reshapes (both sides share the unpadded linear index) none."""
+    from tritonc.ir.scratch import redistribution_shape
+    from tritonc.ir.types import F16, F32, I64, TileType
+
+    assert redistribution_shape(TileType(F16, (128, 256), None), [0, 1]) == (128, 264)
+    assert redistribution_shape(TileType(F32, (32, 32), None), [0, 1]) == (32, 36)
+    assert redistribution_shape(TileType(I64, (4, 16), None), [0, 1]) == (4, 18)
+    assert redistribution_shape(TileType(F16, (64, 32), None), [0, 1]) == (64, 32)  # 64-byte rows
+    assert redistribution_shape(TileType(F32, (1024,), None), [0]) == (1024,)
+    assert redistribution_shape(TileType(F32, (32, 32), None), None) == (32, 32)  # tt.reshape

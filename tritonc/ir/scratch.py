@@ -34,13 +34,42 @@ def through_shared_bytes(tile: TileType) -> int:
     return tile.numel * smem_elem_bytes(tile.element)
 
 
+#: Bytes added to each row of a redistribution's scratch whose rows are a multiple of the 128
+#: bytes of the 32 shared-memory banks (:func:`redistribution_shape`).
+ROW_PAD_BYTES = 16
+
+
+def redistribution_shape(src: TileType, select) -> tuple[int, ...]:
+    """The shape in which a redistribution through shared memory lays the source tile out, row
+    major: the source's, its rows padded by :data:`ROW_PAD_BYTES` when they are a multiple of 128
+    bytes (rank 2 or more; not for ``tt.reshape``, ``select`` None, whose two sides share the
+    unpadded linear index). Without the pad every row starts on the same bank, and the eight
+    rows an mma accumulator's warp writes at once (its lanes' groups ``g = lane / 4``) hit
+    the same four banks: an 8-way conflict per store (ncu on an H100, 2026-11-27: the matmul,
+    bmm and attention epilogues' ``STS`` at 8 times the ideal wavefronts)."""
+    shape = tuple(src.shape)
+    row = shape[-1] * smem_elem_bytes(src.element) if shape else 0
+    if select is None or len(shape) < 2 or row % 128:
+        return shape
+    return shape[:-1] + (shape[-1] + ROW_PAD_BYTES // smem_elem_bytes(src.element),)
+
+
+def redistribution_bytes(src: TileType, select) -> int:
+    """Scratch bytes of a redistribution through shared memory (:func:`redistribution_shape`)."""
+    n = 1
+    for d in redistribution_shape(src, select):
+        n *= d
+    return n * smem_elem_bytes(src.element)
+
+
 def redistribution_scratch(op: Operation) -> int:
     """``ttg.convert_layout``, ``tt.broadcast``, ``tt.expand_dims``, ``tt.reshape``, ``tt.trans``:
-    0 when the move is a register renumbering in every thread, else one copy of the source."""
+    0 when the move is a register renumbering in every thread, else one copy of the source
+    (:func:`redistribution_bytes`)."""
     if not isinstance(op.operands[0].type, TileType):
         return 0
     src, dst, select = redistribution(op)
-    return 0 if register_map(src, dst, select) is not None else through_shared_bytes(src)
+    return 0 if register_map(src, dst, select) is not None else redistribution_bytes(src, select)
 
 
 def stack_scratch(op: Operation) -> int:

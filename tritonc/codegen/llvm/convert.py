@@ -15,9 +15,11 @@ row-major linear index). At compile time the mapping is evaluated for every thre
    layouts);
 2. otherwise through shared memory: each canonical source register (one copy per element)
    is stored at its row-major linear index in the op's scratch, ``bar.sync``, each destination
-   register loads the element it needs. Scratch (``ir/scratch.redistribution_scratch``): ``numel * element
-   bytes`` (pointers 8, ``i1`` 1). The barrier that lets a later op overwrite the scratch is
-   ``insert-barriers``' job.
+   register loads the element it needs. Scratch (``ir/scratch.redistribution_scratch``): the
+   source tile row major, its rows padded by 16 bytes where they are a multiple of 128 (no
+   bank conflicts between the rows one warp writes: ``ir/scratch.redistribution_shape``),
+   elements of their size (pointers 8, ``i1`` 1). The barrier that lets a later op overwrite
+   the scratch is ``insert-barriers``' job.
 
 Warp-shuffle conversions (when only lanes of one warp exchange data) and swizzled,
 vectorised shared-memory traffic come later.
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from tritonc.ir.core import Operation
 from tritonc.ir.distribution import Fixed, redistribution, register_map, stack_register_map
-from tritonc.ir.scratch import smem_elem_bytes, through_shared_bytes
+from tritonc.ir.scratch import redistribution_bytes, redistribution_shape, smem_elem_bytes, through_shared_bytes
 
 from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir, linear_split_ir
 from .lowering import I8, I32, KernelLowering, const, lowers
@@ -96,24 +98,28 @@ def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_ty
     sd, dd = lw.dist(src_type), lw.dist(dst_type)
     elem = src_type.element
     nbytes = smem_elem_bytes(elem)
-    base = lw.scratch_base(op, through_shared_bytes(src_type))
+    base = lw.scratch_base(op, redistribution_bytes(src_type, select))
     b = lw.b
     canon = canonical_ir(lw, sd)
-    split = linear_split_ir(lw, sd)
+    # the scratch's layout: the source tile row major in ``shape`` (rows padded against bank conflicts)
+    shape = redistribution_shape(src_type, select)
+    padded = shape != tuple(src_type.shape)
+    identity = list(range(len(shape)))
+    split = linear_split_ir(lw, sd, identity, shape) if padded else linear_split_ir(lw, sd)
     if split is not None:
         thread, offsets = split
         ptr = lw.smem_ptr(lw.scratch_address(base, b.mul(thread, const(I32, nbytes))))
         addrs = [_offset_ptr(lw, ptr, o * nbytes) for o in offsets]
     else:
-        addrs = [lw.smem_ptr(lw.scratch_address(base, b.mul(lin, const(I32, nbytes))))
-                 for lin in linear_ids_ir(lw, sd)]
+        lins = [linear_ir(b, c, shape) for c in coords_ir(lw, sd)] if padded else linear_ids_ir(lw, sd)
+        addrs = [lw.smem_ptr(lw.scratch_address(base, b.mul(lin, const(I32, nbytes)))) for lin in lins]
     for r, v in enumerate(src_regs):
         with lw.if_then(canon[r]):
             lw.smem_store_at(v, elem, addrs[r])
     lw.barrier()
     out = []
     memo: dict = {}
-    split = linear_split_ir(lw, dd, select, sd.shape)
+    split = linear_split_ir(lw, dd, select, shape)
     if split is not None:
         thread, offsets = split
         ptr = lw.smem_ptr(lw.scratch_address(base, b.mul(thread, const(I32, nbytes))))
@@ -126,7 +132,7 @@ def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_ty
         if select is None:
             idx = linear_ir(b, coords, dd.shape)
         else:
-            idx = linear_ir(b, [_select_ir(coords, s) for s in select], sd.shape)
+            idx = linear_ir(b, [_select_ir(coords, s) for s in select], shape)
         key = (tuple(id(c) for c in coords) if select is None
                else tuple(id(coords[s]) if isinstance(s, int) else s for s in select))
         if key not in memo:
