@@ -106,7 +106,8 @@ def test_conv2d_offset_table_loop_is_pipelined(type_name, stride, pad, stages, a
     else:
         # staged: the loop carries the next trip's A and B tiles, widened to i32 (their halves in
         # 32-bit registers of their own)
-        staged = [r for r in loops[0].results if isinstance(r.type, TileType) and r.type.rank == 2 and r.type.element.name == "i32"]
+        staged = [r for r in loops[0].results
+                  if isinstance(r.type, TileType) and r.type.rank == 2 and r.type.element.name == "i32"]
         assert len(loops) == 1 and len(staged) == 2
     rng = np.random.default_rng(stride)
     N, C, H, Wd, K, R, S = 2, 3, 9, 10, 20, 3, 3
@@ -142,7 +143,8 @@ def test_shift_conv_shift_table_loop_is_staged(arch):
     module = Compilation(EXAMPLES / "shift_conv.tri", CompileOptions(defines=defines, num_warps=4, num_stages=3,
                                                                      arch=arch)).ttgir
     loops = _ops(module, "scf.for")
-    staged = [r for r in loops[0].results if isinstance(r.type, TileType) and r.type.rank == 2 and r.type.element.name == "i32"]
+    staged = [r for r in loops[0].results
+              if isinstance(r.type, TileType) and r.type.rank == 2 and r.type.element.name == "i32"]
     assert len(loops) == 1 and len(staged) == 2
     rng = np.random.default_rng(11)
     N, C, H, Wd, K = 2, 37, 5, 7, 40
