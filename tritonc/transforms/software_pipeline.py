@@ -166,10 +166,9 @@ class SoftwarePipeliner:
         on an H100 (benchmarks/RESULTS.md, 2026-11-27, gpu-check fp16): conv2d_krsc 0.052 ->
         0.049 ms, shift_conv 0.071 -> 0.068, conv2d (offset table) 0.072 -> 0.077 (its gathers,
         12 L1 sectors each, go out later in the trip). The global loads' latency overlaps a
-        trip's math. An
-        index load of the slice computed from the induction variable and invariants alone goes
-        two trips ahead (loaded for ``i + 2``, masked by that iteration's existence, carried),
-        so the gather issued at the top of a trip does not first wait for its offsets.
+        trip's math. An index load of the slice computed from the induction variable and
+        invariants alone goes two trips ahead (loaded for ``i + 2``, masked by that iteration's
+        existence, carried), so the gather issued in a trip does not first wait for its offsets.
         Prologue: the loads of iteration 0 and the carried values of iteration 1. Returns the
         new loop (its other operand loads are then left to :meth:`rewrite`'s rings)."""
         loop = plan.loop
