@@ -462,3 +462,31 @@ def test_select_with_a_scalar_condition_keeps_runs():
   }""")
     v = values_by_name(module.functions[0])
     assert axis.info(v["s"]) == AxisInfo((64,), (16,), (1,))
+
+
+@pytest.mark.parametrize("g", [2, 8, 16])
+@pytest.mark.parametrize("start", [0, 8, 5])
+@pytest.mark.parametrize("op", ["divsi", "divui", "remsi", "remui"])
+def test_offsets_by_a_uniform_multiple_exhaustively(op, start, g):
+    """Dividing ``pid * 64 + [start, start + N)`` (non-negative, contiguous) by a scalar that is
+    only known to be a multiple of ``g``: the facts hold for every such divisor, negative ones
+    included (``divsi``/``remsi`` truncate), and for ``start`` a multiple of ``g`` they are the
+    runs of ``g`` the rule promises (``analysis/axis_info_rules._uniform_divisor``)."""
+    body = (f"    %pid = tt.get_program_id {{axis = 0}} : i32\n"
+            f"    %c64 = arith.constant {{value = 64}} : i32\n"
+            f"    %base = arith.muli %pid, %c64 : i32\n"
+            f"    %sb = tt.splat %base : i32[{N}]\n"
+            f"    %xr = arith.addi %sb, %r : i32[{N}]\n"
+            f"    %sd = tt.splat %d : i32[{N}]\n"
+            f"    %y = arith.{op} %xr, %sd : i32[{N}]")
+    module, axis = parse(_offsets_program(1, start, body, f", %d: i32 {{multipleof = {g}}}"))
+    v = values_by_name(module.functions[0])
+    info = axis.info(v["y"])
+    if start % g == 0 and N % g == 0:
+        run = info.constancy[0] if op.startswith("div") else info.contiguity[0]
+        assert run == g, f"{op}: {info}"
+    xs = np.arange(start, start + N)[None, :] + 64 * np.arange(0, 40)[:, None]
+    for d in [g * k for k in (1, 2, 3, 5, 49, -1, -3)]:
+        y = _apply(op, xs, np.full_like(xs, d))
+        why = fact_holds(info, y, 1, batched=True)
+        assert why is None, f"{op} by {d}: {info} is false ({why})"

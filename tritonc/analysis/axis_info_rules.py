@@ -183,10 +183,27 @@ def _runs_over(lhs: AxisInfo, d: int, divisor: int) -> int:
     return math.gcd(lhs.contiguity[d], math.gcd(lhs.divisibility[d], divisor))
 
 
+def _uniform_divisor(op: Operation, lhs: AxisInfo, rhs: AxisInfo, shape: tuple[int, ...]) -> int:
+    """For a divisor that is not a known constant: the power of two ``g`` (above 1) that
+    divides it, when it is one value for the whole tile (a scalar parameter: constancy
+    spans the shape) and the dividend is non-negative, else 1. Aligned runs of ``g``
+    consecutive dividends then share their quotient and have consecutive remainders, whatever
+    the divisor's sign (``divsi`` and ``remsi`` truncate: a non-negative dividend's quotient
+    only changes sign, its remainder not at all) and value (a multiple of ``g``: no multiple
+    of it falls inside such a run). A launcher's ``div16`` variant gives ``g = 16``
+    (``transforms/specialize.py``): an NCHW pixel index ``m % (P * Q)``."""
+    if op.name in ("arith.shrsi", "arith.shrui") or not lhs.nonnegative \
+            or any(k < n for k, n in zip(rhs.constancy, shape)):
+        return 1
+    g = rhs.element_divisibility()
+    return g if 1 < g < MAX_DIVISIBILITY else 1
+
+
 def _div(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     """``divsi``/``divui``/``shrsi``/``shrui``: by a positive constant, aligned runs of a
     contiguous dividend give runs of equal quotients; exact division keeps the rest of the
-    divisibility (``8k / 4 = 2k``)."""
+    divisibility (``8k / 4 = 2k``). By a uniform divisor known to be a multiple of ``g``
+    (:func:`_uniform_divisor`), runs of ``g`` give equal quotients."""
     shape, lhs, rhs, folded = _binary(op, facts)
     if folded is not None:
         return folded
@@ -196,6 +213,9 @@ def _div(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
     bits = int_bits(op.result.type) or 32
     if v is None or v < 0 or (shift and v >= bits) or (not shift and v == 0):
         nonneg = lhs.nonnegative and rhs.nonnegative and op.name == "arith.divsi"
+        g = _uniform_divisor(op, lhs, rhs, shape) if v is None else 1
+        if g > 1:
+            k = tuple(max(kd, _runs_over(lhs, d, g)) if lhs.contiguity[d] > 1 else kd for d, kd in enumerate(k))
         return AxisInfo((1,) * len(shape), (1,) * len(shape), k, None, nonneg)
     divisor = (1 << v) if shift else v
     if divisor == 1:
@@ -216,14 +236,25 @@ def _div(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
 
 
 def _rem(op: Operation, facts: list[AxisInfo]) -> AxisInfo:
-    """``remsi``/``remui`` by a positive constant: a contiguous dividend gives contiguous runs."""
+    """``remsi``/``remui`` by a positive constant: a contiguous dividend gives contiguous runs.
+    By a uniform divisor known to be a multiple of ``g`` (:func:`_uniform_divisor`): runs of
+    ``g``, each starting at a multiple of ``g`` when the dividend's run does."""
     shape, lhs, rhs, folded = _binary(op, facts)
     if folded is not None:
         return folded
     k = _gcd_constancy(lhs, rhs)
     v = rhs.constant_value
     if v is None or v <= 0:
-        return AxisInfo((1,) * len(shape), (1,) * len(shape), k, None, op.name == "arith.remsi" and lhs.nonnegative)
+        nonneg = op.name == "arith.remsi" and lhs.nonnegative
+        g = _uniform_divisor(op, lhs, rhs, shape) if v is None else 1
+        if g == 1:
+            return AxisInfo((1,) * len(shape), (1,) * len(shape), k, None, nonneg)
+        c, p = [], []
+        for d in range(len(shape)):
+            runs = _runs_over(lhs, d, g) if lhs.contiguity[d] > 1 else 1
+            c.append(runs)
+            p.append(min(divisibility_at(lhs, d, runs, 1), g))
+        return AxisInfo(tuple(c), tuple(p), k, None, nonneg)
     return _modulo(lhs, shape, v, k, floor_like=op.name == "arith.remui" or lhs.nonnegative,
                    nonneg=lhs.nonnegative or (op.name == "arith.remui" and v <= (1 << 31)))
 

@@ -18,7 +18,7 @@ parameter attributes, where every later pass and the launchers (``launcher/build
   address a multiple of 16 (alignment decides the width of every access through it);
 * ``div16``: every integer parameter the kernel reads whose ``multipleof`` is not already a
   multiple of 16 (sizes in masks, strides in addresses, loop bounds: divisibility feeds the
-  vector width of masked and strided accesses);
+  vector width of masked and strided accesses), except divisors (:func:`divisor_params`);
 * ``eq1``: a *stride-like* integer parameter, found by a structural test: the parameter
   (through ``splat`` / ``broadcast`` / ``expand_dims`` / integer casts) is a factor of an
   ``arith.muli`` whose other factor is a tile, inside the backward slice of the *innermost
@@ -183,6 +183,29 @@ def stride_like_params(f: Function) -> set[int]:
     return found
 
 
+#: Integer division and remainder: their divisor operand (:func:`divisor_params`).
+_DIVISIONS = ("arith.divsi", "arith.divui", "arith.remsi", "arith.remui")
+
+
+def divisor_params(f: Function) -> set[int]:
+    """Indices of ``f``'s integer parameters used as the divisor of a division or remainder
+    (through shape ops and casts). They get no ``div16`` fact: a divisor known to be a multiple
+    of 16 makes ``m % Q`` and ``m / Q`` run in aligned 16s (``analysis/axis_info_rules.py``),
+    which can widen an access, but the sizes programs divide by (an image's width of 28, its
+    14 x 14 pixels) mostly are not multiples of 16, and a variant that asked for it would no
+    longer run them. A kernel that wants the wide access tests the divisor itself and promises
+    a value that visibly has the fact (``if (PQ % 8 == 0) { int pq = PQ / 8 * 8; ... }``:
+    ``examples/conv2d_nchw.tri``)."""
+    params = {a: i for i, a in enumerate(f.args) if _is_int(a.type)}
+    found: set[int] = set()
+    for op in f.walk():
+        if op.name in _DIVISIONS and len(op.operands) == 2:
+            p = _strip(op.operands[1])
+            if p in params:
+                found.add(params[p])
+    return found
+
+
 def access_facts(f: Function) -> tuple:
     """What the later passes read off axis info for each tile access of ``f``, with ``f``'s
     parameter attributes as they are now: per memory op, in program order, the pointer's order
@@ -326,7 +349,9 @@ def planned_variants(f: Function) -> list[tuple[str, list[dict[str, Any]], set[i
     indices of the parameters that equal 1)`` each, most specialised first."""
     used = [bool(a.uses) for a in f.args]
     aligned = [aligned_attrs(a.type, attrs) if u else None for a, attrs, u in zip(f.args, f.arg_attrs, used)]
-    divisible = [divisible_attrs(a.type, attrs) if u else None for a, attrs, u in zip(f.args, f.arg_attrs, used)]
+    divisors = divisor_params(f)
+    divisible = [divisible_attrs(a.type, attrs) if u and i not in divisors else None
+                 for i, (a, attrs, u) in enumerate(zip(f.args, f.arg_attrs, used))]
     ones = {i for i in stride_like_params(f)
             if used[i] and int(f.arg_attrs[i].get("multipleof") or 1) == 1 and EQUAL_TO not in f.arg_attrs[i]}
 
