@@ -483,6 +483,13 @@ def _wl_check(i, o):
 
 kernel("widened_load", _ir("widened_load"), make=_wl_make, check=_wl_check)
 
+# an f16 mma accumulator stored transposed (Y[n, m]): the conversion's column-major scratch
+kernel("mma_to_rows", _ir("mma_to_rows"),
+    make=lambda g: ((1,), [g.integers(-3, 4, (64, 16)).astype(np.float16), g.integers(-3, 4, (16, 64)).astype(np.float16),
+                           poison((64, 64), np.float16)]),
+    check=lambda i, o: np.testing.assert_array_equal(
+        o[2], (i[0].astype(np.float32) @ i[1].astype(np.float32)).T.astype(np.float16)))
+
 # --------------------------------------------------------------------------- small f32/f64 dots, nested loops
 
 

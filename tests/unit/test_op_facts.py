@@ -122,12 +122,37 @@ def test_traits_are_documented():
 def test_redistribution_rows_padded_only_where_they_would_conflict():
     """Rows of a multiple of 128 bytes (every row on the same bank) get 16 bytes more; other
     rows, 1-D tiles and reshapes (both sides share the unpadded linear index) none."""
-    from tritonc.ir.scratch import redistribution_shape
+    from tritonc.ir.scratch import redistribution_strides
     from tritonc.ir.types import F16, F32, I64, TileType
 
-    assert redistribution_shape(TileType(F16, (128, 256), None), [0, 1]) == (128, 264)
-    assert redistribution_shape(TileType(F32, (32, 32), None), [0, 1]) == (32, 36)
-    assert redistribution_shape(TileType(I64, (4, 16), None), [0, 1]) == (4, 18)
-    assert redistribution_shape(TileType(F16, (64, 32), None), [0, 1]) == (64, 32)  # 64-byte rows
-    assert redistribution_shape(TileType(F32, (1024,), None), [0]) == (1024,)
-    assert redistribution_shape(TileType(F32, (32, 32), None), None) == (32, 32)  # tt.reshape
+    def strides(element, shape, select):
+        t = TileType(element, shape, None)
+        return redistribution_strides(t, t, select)
+
+    assert strides(F16, (128, 256), [0, 1]) == ((264, 1), 128 * 264)
+    assert strides(F32, (32, 32), [0, 1]) == ((36, 1), 32 * 36)
+    assert strides(I64, (4, 16), [0, 1]) == ((18, 1), 4 * 18)
+    assert strides(F16, (64, 32), [0, 1]) == ((32, 1), 64 * 32)  # 64-byte rows
+    assert strides(F32, (1024,), [0]) == ((1,), 1024)
+    assert strides(F32, (32, 32), None) == ((32, 1), 32 * 32)  # tt.reshape
+
+
+def test_redistribution_column_major_for_stores_along_the_rows():
+    """An mma accumulator (pairs along the columns) converted to a layout that reads 8 rows a
+    thread (a store contiguous along the rows: NCHW output) gets a column-major scratch, its
+    columns padded; the other way round, and a blocked transpose (4-element runs both ways),
+    keep row major."""
+    from tritonc.ir.layouts import BlockedLayout, MmaLayout
+    from tritonc.ir.scratch import redistribution_order, redistribution_strides
+    from tritonc.ir.types import F16, F32, TileType
+
+    mma = TileType(F16, (128, 128), MmaLayout(3, (4, 1), (16, 128)))
+    down = TileType(F16, (128, 128), BlockedLayout((8, 1), (16, 2), (1, 4), (0, 1)))
+    assert redistribution_order(mma, down, [0, 1]) == (0, 1)
+    assert redistribution_strides(mma, down, [0, 1]) == ((1, 136), 136 * 128)
+    across = TileType(F16, (128, 128), BlockedLayout((1, 8), (2, 16), (4, 1), (1, 0)))
+    assert redistribution_order(mma, across, [0, 1]) == (1, 0)
+    assert redistribution_order(down, mma, [0, 1]) == (1, 0)
+    rows = TileType(F32, (64, 64), BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0)))
+    cols = TileType(F32, (64, 64), BlockedLayout((4, 1), (8, 4), (1, 4), (0, 1)))
+    assert redistribution_order(rows, cols, [0, 1]) == (1, 0)

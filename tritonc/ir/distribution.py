@@ -97,6 +97,28 @@ class Distribution:
             n *= w
         return n
 
+    @property
+    def register_run(self) -> tuple[int, int]:
+        """``(d, run)``: the blocked dimension ``d`` along which a thread's registers are
+        consecutive elements, and how many: registers ``g .. g + run - 1`` (``g`` a multiple
+        of ``run``) hold ``run`` neighbouring elements along ``d``, the first at register ``g``.
+        For a blocked layout ``d`` is ``order[0]`` and ``run`` its ``size_per_thread``; for an
+        mma or dot-operand base ``d`` is the last dimension and ``run`` the largest power of
+        two the register offsets show (2 for an mma accumulator: ``c0, c1`` of each 8-column
+        fragment, PTX ISA 9.7.13.4.7)."""
+        base = self.blocked
+        if isinstance(base, BlockedLayout):
+            return base.order[0], base.size_per_thread[base.order[0]]
+        d = len(self.pshape) - 1
+        offs = self.offsets
+        run = 1
+        while len(offs) % (2 * run) == 0 and all(
+                offs[g + j][d] == offs[g][d] + j
+                and all(offs[g + j][e] == offs[g][e] for e in range(len(offs[g])) if e != d)
+                for g in range(0, len(offs), 2 * run) for j in range(2 * run)):
+            run *= 2
+        return d, run
+
     def wraps(self, d: int) -> bool:
         """Whether blocked dimension ``d`` wraps (the CTA tile is larger than the tile there)."""
         return self.pshape[d] < (self.cta or self.blocked.cta_tile())[d]

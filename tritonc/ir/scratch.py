@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .distribution import distribution, lanes_and_warps, redistribution, register_map, stack_register_map
+from .distribution import (distribution, lanes_and_warps, redistribution, register_map, row_major_strides,
+                           stack_register_map)
 from .layouts import MmaLayout
 from .types import PointerType, TileType, Type
 
@@ -35,31 +36,62 @@ def through_shared_bytes(tile: TileType) -> int:
 
 
 #: Bytes added to each row of a redistribution's scratch whose rows are a multiple of the 128
-#: bytes of the 32 shared-memory banks (:func:`redistribution_shape`).
+#: bytes of the 32 shared-memory banks (:func:`redistribution_strides`).
 ROW_PAD_BYTES = 16
 
 
-def redistribution_shape(src: TileType, select) -> tuple[int, ...]:
-    """The shape in which a redistribution through shared memory lays the source tile out, row
-    major: the source's, its rows padded by :data:`ROW_PAD_BYTES` when they are a multiple of 128
-    bytes (rank 2 or more; not for ``tt.reshape``, ``select`` None, whose two sides share the
-    unpadded linear index). Without the pad every row starts on the same bank, and the eight
-    rows an mma accumulator's warp writes at once (its lanes' groups ``g = lane / 4``) hit
-    the same four banks: an 8-way conflict per store (ncu on an H100, 2026-11-27: the matmul,
-    bmm and attention epilogues' ``STS`` at 8 times the ideal wavefronts)."""
+def redistribution_order(src: TileType, dst: TileType, select) -> tuple[int, ...]:
+    """The order of the source's dimensions in a redistribution's scratch, fastest first:
+    row major (the last dimension fastest), except for a 2-D ``ttg.convert_layout`` whose
+    destination reads longer runs along dimension 0 than the source writes along its own
+    fastest dimension (an mma accumulator, pairs along the columns, converted for a store
+    that is contiguous along the rows: an NCHW convolution's output, Y[n, k, p, q] with the
+    tile's rows the pixels): then column major, so that the side that can use wide accesses
+    gets them (``Distribution.register_run``), instead of loading one element at a time from
+    addresses a padded row apart."""
+    if select is None or len(src.shape) != 2 or list(select) != [0, 1] or src.layout is None or dst.layout is None:
+        return tuple(reversed(range(len(src.shape))))
+    sd, dd = distribution(src.layout, src.shape), distribution(dst.layout, dst.shape)
+    if sd.blocked != src.layout or dd.blocked != dst.layout:  # a slice: its runs are the parent's
+        return (1, 0)
+    (sfast, srun), (dfast, drun) = sd.register_run, dd.register_run
+    srun = min(srun, src.shape[sfast])
+    drun = min(drun, dst.shape[dfast])
+    if dfast == 0 and drun > 1 and (sfast != 0 and drun > srun):
+        return (0, 1)
+    return (1, 0)
+
+
+def redistribution_strides(src: TileType, dst: TileType, select) -> tuple[tuple[int, ...], int]:
+    """Where a redistribution through shared memory puts the source tile: ``(strides,
+    elements)``, the stride in elements of each source dimension and the scratch's length.
+
+    The dimensions go in :func:`redistribution_order`, the fastest one padded by
+    :data:`ROW_PAD_BYTES` when its extent is a multiple of 128 bytes (rank 2 or more; not for
+    ``tt.reshape``, ``select`` None, whose two sides share the unpadded row-major linear
+    index). Without the pad every row starts on the same bank, and the eight rows an mma
+    accumulator's warp writes at once (its lanes' groups ``g = lane / 4``) hit the same four
+    banks: an 8-way conflict per store (ncu on an H100, 2026-11-27: the matmul, bmm and
+    attention epilogues' ``STS`` at 8 times the ideal wavefronts)."""
     shape = tuple(src.shape)
-    row = shape[-1] * smem_elem_bytes(src.element) if shape else 0
-    if select is None or len(shape) < 2 or row % 128:
-        return shape
-    return shape[:-1] + (shape[-1] + ROW_PAD_BYTES // smem_elem_bytes(src.element),)
-
-
-def redistribution_bytes(src: TileType, select) -> int:
-    """Scratch bytes of a redistribution through shared memory (:func:`redistribution_shape`)."""
+    if select is None or not shape:
+        return row_major_strides(shape), src.numel
+    order = redistribution_order(src, dst, select)
+    extents = list(shape)
+    fast = order[0]
+    if len(shape) >= 2 and (shape[fast] * smem_elem_bytes(src.element)) % 128 == 0:
+        extents[fast] += ROW_PAD_BYTES // smem_elem_bytes(src.element)
+    strides = [0] * len(shape)
     n = 1
-    for d in redistribution_shape(src, select):
-        n *= d
-    return n * smem_elem_bytes(src.element)
+    for d in order:
+        strides[d] = n
+        n *= extents[d]
+    return tuple(strides), n
+
+
+def redistribution_bytes(src: TileType, dst: TileType, select) -> int:
+    """Scratch bytes of a redistribution through shared memory (:func:`redistribution_strides`)."""
+    return redistribution_strides(src, dst, select)[1] * smem_elem_bytes(src.element)
 
 
 def redistribution_scratch(op: Operation) -> int:
@@ -69,7 +101,7 @@ def redistribution_scratch(op: Operation) -> int:
     if not isinstance(op.operands[0].type, TileType):
         return 0
     src, dst, select = redistribution(op)
-    return 0 if register_map(src, dst, select) is not None else redistribution_bytes(src, select)
+    return 0 if register_map(src, dst, select) is not None else redistribution_bytes(src, dst, select)
 
 
 def stack_scratch(op: Operation) -> int:

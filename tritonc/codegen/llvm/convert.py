@@ -14,11 +14,12 @@ row-major linear index). At compile time the mapping is evaluated for every thre
    expand_dims of a slice, trans of a blocked layout, conversions between equivalent
    layouts);
 2. otherwise through shared memory: each canonical source register (one copy per element)
-   is stored at its row-major linear index in the op's scratch, ``bar.sync``, each destination
-   register loads the element it needs. Scratch (``ir/scratch.redistribution_scratch``): the
-   source tile row major, its rows padded by 16 bytes where they are a multiple of 128 (no
-   bank conflicts between the rows one warp writes: ``ir/scratch.redistribution_shape``),
-   elements of their size (pointers 8, ``i1`` 1). The barrier that lets a later op overwrite
+   is stored at its index in the op's scratch, ``bar.sync``, each destination register loads
+   the element it needs. Scratch (``ir/scratch.redistribution_scratch``): the source tile row
+   major, or column major where the destination reads along the rows
+   (``ir/scratch.redistribution_order``), its fastest dimension padded by 16 bytes where it is
+   a multiple of 128 (no bank conflicts between the rows one warp writes:
+   ``ir/scratch.redistribution_strides``), elements of their size (pointers 8, ``i1`` 1). The barrier that lets a later op overwrite
    the scratch is ``insert-barriers``' job.
 
 Warp-shuffle conversions (when only lanes of one warp exchange data) and swizzled,
@@ -27,10 +28,10 @@ vectorised shared-memory traffic come later.
 from __future__ import annotations
 
 from tritonc.ir.core import Operation
-from tritonc.ir.distribution import Fixed, redistribution, register_map, stack_register_map
-from tritonc.ir.scratch import redistribution_bytes, redistribution_shape, smem_elem_bytes, through_shared_bytes
+from tritonc.ir.distribution import Fixed, redistribution, register_map, row_major_strides, stack_register_map
+from tritonc.ir.scratch import redistribution_bytes, redistribution_strides, smem_elem_bytes, through_shared_bytes
 
-from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir, linear_split_ir
+from .layout_math import canonical_ir, coords_ir, linear_ids_ir, linear_ir, linear_split_ir, strided_ir
 from .lowering import I8, I32, KernelLowering, const, lowers
 
 
@@ -92,26 +93,26 @@ def _stack(lw: KernelLowering, op: Operation) -> None:
 def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_type, select) -> list:
     """Registers of ``dst_type`` from ``src_regs`` through ``op``'s scratch: store, barrier, load.
 
-    Where a side's layout does not wrap, its addresses are one per-thread pointer plus a
-    constant per register (:func:`~.layout_math.linear_split_ir`); else each register's
-    linear id is computed from its coordinates."""
+    The scratch holds the source tile at :func:`~tritonc.ir.scratch.redistribution_strides`
+    (row major or, for a conversion whose destination reads along the rows, column major;
+    padded against bank conflicts). Where a side's layout does not wrap, its addresses are one
+    per-thread pointer plus a constant per register (:func:`~.layout_math.linear_split_ir`);
+    else each register's index is computed from its coordinates."""
     sd, dd = lw.dist(src_type), lw.dist(dst_type)
     elem = src_type.element
     nbytes = smem_elem_bytes(elem)
-    base = lw.scratch_base(op, redistribution_bytes(src_type, select))
+    base = lw.scratch_base(op, redistribution_bytes(src_type, dst_type, select))
     b = lw.b
     canon = canonical_ir(lw, sd)
-    # the scratch's layout: the source tile row major in ``shape`` (rows padded against bank conflicts)
-    shape = redistribution_shape(src_type, select)
-    padded = shape != tuple(src_type.shape)
-    identity = list(range(len(shape)))
-    split = linear_split_ir(lw, sd, identity, shape) if padded else linear_split_ir(lw, sd)
+    strides, _ = redistribution_strides(src_type, dst_type, select)
+    dense = strides == row_major_strides(tuple(src_type.shape))
+    split = linear_split_ir(lw, sd) if dense else linear_split_ir(lw, sd, list(range(len(strides))), strides)
     if split is not None:
         thread, offsets = split
         ptr = lw.smem_ptr(lw.scratch_address(base, b.mul(thread, const(I32, nbytes))))
         addrs = [_offset_ptr(lw, ptr, o * nbytes) for o in offsets]
     else:
-        lins = [linear_ir(b, c, shape) for c in coords_ir(lw, sd)] if padded else linear_ids_ir(lw, sd)
+        lins = linear_ids_ir(lw, sd) if dense else [strided_ir(b, c, strides) for c in coords_ir(lw, sd)]
         addrs = [lw.smem_ptr(lw.scratch_address(base, b.mul(lin, const(I32, nbytes)))) for lin in lins]
     for r, v in enumerate(src_regs):
         with lw.if_then(canon[r]):
@@ -119,7 +120,7 @@ def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_ty
     lw.barrier()
     out = []
     memo: dict = {}
-    split = linear_split_ir(lw, dd, select, shape)
+    split = linear_split_ir(lw, dd, select, strides if select is not None else None)
     if split is not None:
         thread, offsets = split
         ptr = lw.smem_ptr(lw.scratch_address(base, b.mul(thread, const(I32, nbytes))))
@@ -132,7 +133,7 @@ def through_shared(lw: KernelLowering, op: Operation, src_regs, src_type, dst_ty
         if select is None:
             idx = linear_ir(b, coords, dd.shape)
         else:
-            idx = linear_ir(b, [_select_ir(coords, s) for s in select], shape)
+            idx = strided_ir(b, [_select_ir(coords, s) for s in select], strides)
         key = (tuple(id(c) for c in coords) if select is None
                else tuple(id(coords[s]) if isinstance(s, int) else s for s in select))
         if key not in memo:

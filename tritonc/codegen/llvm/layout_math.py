@@ -152,8 +152,14 @@ def canonical_ir(lw: KernelLowering, dist: Distribution) -> list:
 
 def linear_ir(builder, coords: list, shape: tuple[int, ...]):
     """Row-major linear index (i32) of ``coords`` (i32 values) in ``shape``."""
+    return strided_ir(builder, coords, row_major_strides(shape))
+
+
+def strided_ir(builder, coords: list, strides: tuple[int, ...]):
+    """``sum(coords[i] * strides[i])`` (i32): the index of ``coords`` in a tile laid out with
+    ``strides`` (elements)."""
     lin = None
-    for c, size, stride in zip(coords, shape, row_major_strides(shape)):
+    for c, stride in zip(coords, strides):
         term = builder.mul(c, const(I32, stride)) if stride != 1 else c
         lin = term if lin is None else builder.add(lin, term)
     return lin if lin is not None else const(I32, 0)
@@ -167,17 +173,18 @@ def linear_ids_ir(lw: KernelLowering, dist: Distribution) -> list:
     return lw.entry_values.linear[key]
 
 
-def linear_split_ir(lw: KernelLowering, dist: Distribution, select=None, shape: tuple[int, ...] | None = None) -> tuple | None:
+def linear_split_ir(lw: KernelLowering, dist: Distribution, select=None, strides: tuple[int, ...] | None = None) -> tuple | None:
     """The row-major linear ids of the elements ``dist``'s registers hold, or read, as
     ``(thread, offsets)``: register ``r``'s id is ``thread + offsets[r]``, ``thread`` an i32
     value of the running thread (entry block), ``offsets`` Python ints. None where a tile
     dimension the id depends on wraps (a coordinate is then ``(base + offset) % size``, not
     a sum).
 
-    Without ``select``, the id of the element register ``r`` holds (as :func:`linear_ids_ir`).
-    With a ``select`` of :func:`~tritonc.ir.distribution.redistribution` and the source
-    ``shape``, the id in ``shape`` of the source element register ``r`` reads: per source
-    dimension, ``dist``'s coordinate ``select[s]``, 0 for ``None``, ``Fixed.index``.
+    Without ``select``, the row-major id of the element register ``r`` holds (as
+    :func:`linear_ids_ir`). With a ``select`` of :func:`~tritonc.ir.distribution.redistribution`
+    and the ``strides`` of the source's dimensions (elements), the index of the source element
+    register ``r`` reads: per source dimension, ``dist``'s coordinate ``select[s]``, 0 for
+    ``None``, ``Fixed.index``, times its stride.
 
     The form an address wants: one ``getelementptr`` of a per-thread pointer and a constant
     per register, instead of an ``add``/``mul`` chain per register that LLVM has to take
@@ -189,7 +196,7 @@ def linear_split_ir(lw: KernelLowering, dist: Distribution, select=None, shape: 
         fixed = 0
     else:
         picks, fixed = [], 0
-        for s, stride in zip(select, row_major_strides(shape)):
+        for s, stride in zip(select, strides):
             if isinstance(s, Fixed):
                 fixed += s.index * stride
             elif s is not None:
