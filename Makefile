@@ -89,6 +89,7 @@ EXAMPLE_CUBINS := $(patsubst $(EXAMPLES_DIR)/%.tri,$(BUILD)/examples/%.cubin,$(w
 EXAMPLE_FLAGS_conv2d      := -D TYPE=half
 EXAMPLE_FLAGS_conv2d_krsc := -D TYPE=half
 EXAMPLE_FLAGS_conv2d_nhwc := -D TYPE=half
+EXAMPLE_FLAGS_conv2d_nchw := -D TYPE=half
 EXAMPLE_FLAGS_shift_conv  := -D TYPE=half
 
 .PHONY: examples

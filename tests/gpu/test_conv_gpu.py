@@ -1,5 +1,5 @@
 """The examples of issue 15 on the GPU, built with no tile -D and launched on their declared
-grids: the batched `@` on tensor cores (mma.sync, and wgmma on Hopper), conv2d and conv2d_krsc (fp16;
+grids: the batched `@` on tensor cores (mma.sync, and wgmma on Hopper), conv2d, conv2d_krsc and conv2d_nchw (fp16;
 fp32 with --allow-tf32 and in full fp32) and split-K with atomic adds; and blocksparse_matmul (its
 look-up-table loop pipelined; BLOCK and TN given, it declares no grid), against float64 torch
 references at ragged sizes. Skipped without torch and a GPU."""
@@ -91,6 +91,31 @@ def test_conv2d_krsc(arch, dtype, tf32, tol, size, stride, pad):
     mod.conv2d_krsc(x, w.permute(0, 2, 3, 1).contiguous(), y, n * p * q, k, c, h, wd, 3, 3, p, q, stride, stride,
                     pad, pad, c * h * wd, h * wd, 9 * c, k * p * q, p * q, q)
     torch.cuda.synchronize()
+    want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
+    assert rel(y, want) < tol
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("dtype, tf32, tol", [("half", False, 1e-2), ("float", True, 1e-2), ("float", False, 1e-5)])
+@pytest.mark.parametrize("size, stride, pad", [((2, 5, 13, 11, 19), 1, 1), ((3, 64, 28, 28, 64), 2, 1),
+                                               ((2, 40, 9, 30, 70), 1, 0), ((4, 128, 28, 28, 128), 1, 1)])
+def test_conv2d_nchw(arch, dtype, tf32, tol, size, stride, pad):
+    """examples/conv2d_nchw.tri: the input transposed to NHWC, then the channels-last GEMM
+    writing NCHW; C = 5 and 40 leave a partial block of channels at TK = 32 (the generic
+    kernels), 28 x 28 images give P*Q = 784, a multiple of 16 (the 16-byte stores of Y)."""
+    mod = build("conv2d_nchw", arch, defines={"TYPE": dtype}, allow_tf32=tf32)
+    n, c, h, wd, k = size
+    dt = torch.float16 if dtype == "half" else torch.float32
+    x = torch.randn(n, c, h, wd, device="cuda").to(dt)
+    w = (torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5).to(dt)
+    p, q = (h + 2 * pad - 3) // stride + 1, (wd + 2 * pad - 3) // stride + 1
+    xt = torch.full((n, h, wd, c), float("nan"), device="cuda", dtype=dt)
+    y = torch.full((n, k, p, q), float("nan"), device="cuda", dtype=dt)
+    mod.nchw_to_nhwc(xt, x, c, h * wd, n)
+    mod.conv2d_nchw(xt, w.permute(0, 2, 3, 1).contiguous(), y, n * p * q, k, c, h, wd, 3, 3, p, q, stride, stride,
+                    pad, pad, p * q)
+    torch.cuda.synchronize()
+    assert torch.equal(xt, x.permute(0, 2, 3, 1))
     want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
     assert rel(y, want) < tol
 

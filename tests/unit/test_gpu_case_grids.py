@@ -68,19 +68,22 @@ def test_conv_cases_grid():
     """The convolution cases pass no tile -D: their grids follow the chosen tiles."""
     seen = 0
     for name, case in CASE_BY_NAME.items():
-        if case.example in ("conv2d", "conv2d_krsc", "conv2d_nhwc", "shift_conv"):
+        if case.example in ("conv2d", "conv2d_krsc", "conv2d_nchw", "conv2d_nhwc", "shift_conv"):
             assert not {"TM", "TN", "TK", "HH", "WW"} & set(case.defines), name
             g, tun = grids(name)
             kernel = case.example
             args = {"conv2d": dict(M=25_000, N=100, K=99), "conv2d_krsc": dict(M=25_000, N=100),
-                    "conv2d_nhwc": dict(M=25_000, N=100),
+                    "conv2d_nhwc": dict(M=25_000, N=100), "conv2d_nchw": dict(M=25_000, N=100),
                     "shift_conv": dict(M=25_000, K=100)}[kernel]
             assert evaluate_grid(g[kernel], args) == (cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]))
             if kernel == "conv2d_nhwc":
                 assert evaluate_grid(g["conv2d_nhwc_splitk"], args) == (
                     cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]), tun["SPLITK"])
+            if kernel == "conv2d_nchw":
+                assert evaluate_grid(g["nchw_to_nhwc"], dict(C=100, HW=784, NB=3)) == (
+                    cdiv(784, tun["TP"]), cdiv(100, tun["TC"]), 3)
             seen += 1
-    assert seen == 8
+    assert seen == 9
 
 
 #: the memory-bound cases compiled with no option: (case, kernel, sizes, grid from the chosen tunables)

@@ -40,6 +40,7 @@ EXAMPLES = (
     Example("conv2d", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "16"}),
     Example("conv2d_krsc", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "16"}),
     Example("conv2d_nhwc", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "SPLITK": "4"}),
+    Example("conv2d_nchw", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "TC": "32", "TP": "32"}),
     Example("cross_entropy", {"TYPE": "float", "TILE": "1024"}),
     Example("bmm", {"TYPE": "half", "TM": "32", "TN": "32", "TK": "16", "TB": "2"}),
     Example("splitk_matmul", {"TYPE": "half", "TM": "64", "TN": "64", "TK": "32", "SPLITK": "4", "GROUP_M": "8"}),

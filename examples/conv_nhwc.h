@@ -1,0 +1,56 @@
+// Implicit-GEMM convolution on a channels-last (NHWC) input with KRSC filters: the macros that
+// examples/conv2d_nhwc.tri and examples/conv2d_nchw.tri share (see conv2d_nhwc.tri for the
+// algorithm). The including file defines TYPE and the tunables TM, TN and TK.
+#ifndef CONV_NHWC_H
+#define CONV_NHWC_H
+
+// The tile's rows (output pixels) and columns (filters), the input pixel each row's window
+// starts at (may lie in the padding), and the reduction's length in steps: R*S taps (r, s),
+// cdiv(C, TK) channel slices [c0, c0 + TK) each, the channels fastest.
+#define CONV_TILE                                                                               \
+  int rm[TM] = get_program_id(0) * TM + 0 ... TM;                                               \
+  int rn[TN] = get_program_id(1) * TN + 0 ... TN;                                               \
+  int rk[TK] = 0 ... TK;                                                                        \
+  int rq[TM] = rm % Q;                                                                          \
+  int rnp[TM] = rm / Q;                                                                         \
+  int rp[TM] = rnp % P;                                                                         \
+  int rb[TM] = rnp / P;                                                                         \
+  int rh0[TM] = rp * stride_h - pad_h;                                                          \
+  int rw0[TM] = rq * stride_w - pad_w;                                                          \
+  TYPE *pa0[TM] = X + ((rb * H + rh0) * Wd + rw0) * C;                                          \
+  TYPE *pb0[TN] = W + rn * (R * S * C);                                                         \
+  bool checkm[TM] = rm < M;                                                                     \
+  bool checkn[TN] = rn < N;                                                                     \
+  int slices = (C + TK - 1) / TK;                                                               \
+  int steps = R * S * slices;
+
+// acc += the steps [t0, t1) of the reduction, starting at tap (r, s) and channel c0; (r, s, c0)
+// are carried from step to step (no division in the loop).
+#define CONV_STEPS(t0, t1)                                                                      \
+  for (int t = t0; t < t1; t++) {                                                               \
+    int rh[TM] = rh0 + r;                                                                       \
+    int rw[TM] = rw0 + s;                                                                       \
+    bool checka[TM] = checkm && rh >= 0 && rh < H && rw >= 0 && rw < Wd;                        \
+    bool checkc[TK] = c0 + rk < C;                                                              \
+    TYPE a[TM, TK] = checka[:, newaxis] && checkc[newaxis, :]                                   \
+                         ? *(pa0[:, newaxis] + ((r * Wd + s) * C + c0) + rk[newaxis, :]) : 0;   \
+    TYPE b[TK, TN] = checkn[newaxis, :] && checkc[:, newaxis]                                   \
+                         ? *(pb0[newaxis, :] + ((r * S + s) * C + c0) + rk[:, newaxis]) : 0;    \
+    acc += a @ b;                                                                               \
+    bool next_tap = c0 + TK >= C;                                                               \
+    bool next_row = next_tap && s + 1 == S;                                                     \
+    c0 = next_tap ? 0 : c0 + TK;                                                                \
+    s = next_row ? 0 : next_tap ? s + 1 : s;                                                    \
+    r = next_row ? r + 1 : r;                                                                   \
+  }
+
+#define CONV_PARAMETERS                                                                         \
+  /* the equivalent matrix product's M = N*P*Q and N = K */                                     \
+  int M, int N,                                                                                 \
+  /* the problem shape: channels, input height and width, filter height and width, output */   \
+  /* height and width */                                                                        \
+  int C, int H, int Wd, int R, int S, int P, int Q,                                             \
+  /* convolution parameters */                                                                  \
+  int stride_h, int stride_w, int pad_h, int pad_w
+
+#endif

@@ -1,0 +1,86 @@
+"""examples/conv2d_nchw.tri: NCHW conv2d as two launches (the input transposed to NHWC by
+``nchw_to_nhwc``, then the channels-last implicit GEMM writing NKPQ), against a float64 numpy
+convolution, in the interpreter at ragged sizes: channel counts that are not a multiple of TK
+or of the transpose's tile, images whose pixel count is not a multiple of its tile, taps in
+the padding, strides and filters of several shapes."""
+import numpy as np
+import pytest
+
+from example_helpers import EXAMPLES, assert_close, cdiv, poisoned, ragged_sizes, run
+from test_conv2d import reference
+
+EXAMPLE = EXAMPLES / "conv2d_nchw.tri"
+
+TM, TN, TK, TC, TP = 32, 16, 8, 8, 16
+rng = np.random.default_rng(11)
+
+
+def to_nhwc(X, dtype_name="float", tiles=(TC, TP)):
+    """``nchw_to_nhwc`` on ``X`` [N, C, H, W]: the channels-last copy [N, H, W, C]."""
+    N, C, H, Wd = X.shape
+    tc, tp = tiles
+    Xt = poisoned((N, H, Wd, C), X.dtype)
+    run("conv2d_nchw", "nchw_to_nhwc", (cdiv(H * Wd, tp), cdiv(C, tc), N), Xt, X, C, H * Wd, N,
+        defines=dict(TYPE=dtype_name, TC=str(tc), TP=str(tp)))
+    return Xt
+
+
+def conv2d_nchw(X, W, stride, pad, dtype_name="float", tiles=(TM, TN, TK)):
+    """Y [N, K, P, Q] for NCHW ``X`` and KCRS ``W`` (repacked here to KRSC, as the kernel
+    takes it), through both kernels."""
+    N, C, H, Wd = X.shape
+    K, _, R, S = W.shape
+    (sh, sw), (ph, pw) = stride, pad
+    P, Q = (H + 2 * ph - R) // sh + 1, (Wd + 2 * pw - S) // sw + 1
+    Xt = to_nhwc(X, dtype_name)
+    Wk = np.ascontiguousarray(W.transpose(0, 2, 3, 1))
+    Y = poisoned((N, K, P, Q), X.dtype)
+    tm, tn, tk = tiles
+    M = N * P * Q
+    run("conv2d_nchw", "conv2d_nchw", (cdiv(M, tm), cdiv(K, tn)), Xt, Wk, Y, M, K, C, H, Wd, R, S, P, Q,
+        sh, sw, ph, pw, P * Q, defines=dict(TYPE=dtype_name, TM=str(tm), TN=str(tn), TK=str(tk)))
+    return Y
+
+
+# (N, C, H, W, K) random; filter, stride and padding cycle through common configurations
+SIZES = ragged_sizes(11, 4, [(1, 3), (2, 21), (5, 12), (5, 12), (3, 40)], [None, TK, None, None, TN])
+CONFIGS = [((3, 3), (1, 1), (1, 1)), ((3, 2), (2, 1), (0, 1)), ((1, 1), (2, 2), (0, 0)), ((5, 5), (1, 2), (2, 2))]
+
+
+@pytest.mark.parametrize("size,config", list(zip(SIZES, CONFIGS)), ids=lambda v: str(v))
+def test_conv2d_nchw_ragged(size, config):
+    N, C, H, Wd, K = size
+    (R, S), stride, pad = config
+    X = rng.standard_normal((N, C, H, Wd)).astype(np.float32)
+    W = rng.standard_normal((K, C, R, S)).astype(np.float32)
+    Y = conv2d_nchw(X, W, stride, pad)
+    assert (N * Y.shape[2] * Y.shape[3]) % TM and C % TK  # ragged M and channel blocks
+    assert_close(Y, reference(X, W, stride, pad), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(2, 5, 7, 3), (1, 16, 4, 8), (3, 9, 6, 5)])
+def test_nchw_to_nhwc(shape):
+    X = rng.standard_normal(shape).astype(np.float32)
+    np.testing.assert_array_equal(to_nhwc(X), X.transpose(0, 2, 3, 1))
+
+
+def test_conv2d_nchw_half_5x5_stride2():
+    X = rng.standard_normal((2, 3, 11, 10)).astype(np.float16)
+    W = (rng.standard_normal((19, 3, 5, 5)) / 4).astype(np.float16)
+    Y = conv2d_nchw(X, W, (2, 2), (2, 1), "half")
+    assert_close(Y, reference(X, W, (2, 2), (2, 1)), rtol=1e-2, atol=2e-2)
+
+
+def test_the_tiles_the_cost_model_chooses():
+    """No -D at all but TYPE: the tiles are the tunables' choice; still right at ragged sizes."""
+    X = rng.standard_normal((2, 20, 9, 8)).astype(np.float16)
+    W = (rng.standard_normal((20, 20, 3, 3)) / 8).astype(np.float16)
+    from tritonc.driver import Compilation
+    from tritonc.options import CompileOptions
+    comp = Compilation(EXAMPLE, CompileOptions(defines={"TYPE": "half"}, arch="sm_80"))
+    tun = comp.tunables
+    N, C, H, Wd = X.shape
+    Xt = to_nhwc(X, "half", (tun["TC"], tun["TP"]))
+    np.testing.assert_array_equal(Xt, X.transpose(0, 2, 3, 1))
+    Y = conv2d_nchw(X, W, (1, 1), (1, 1), "half", (tun["TM"], tun["TN"], tun["TK"]))
+    assert_close(Y, reference(X, W, (1, 1), (1, 1)), rtol=1e-2, atol=2e-2)
