@@ -44,6 +44,17 @@
     r = next_row ? r + 1 : r;                                                                   \
   }
 
+// Split-K: the share of the reduction that program instance get_program_id(2) of SPLITK takes,
+// the steps [t0, t1), and the tap (r, s) and channel slice c0 its first step is at.
+#define CONV_SPLITK_SHARE                                                                       \
+  int share = (steps + SPLITK - 1) / SPLITK;                                                    \
+  int t0 = get_program_id(2) * share;                                                           \
+  int t1 = min(steps, t0 + share);                                                              \
+  int tap = t0 / slices;                                                                        \
+  int c0 = (t0 - tap * slices) * TK;                                                            \
+  int r = tap / S;                                                                              \
+  int s = tap - r * S;
+
 #define CONV_PARAMETERS                                                                         \
   /* the equivalent matrix product's M = N*P*Q and N = K */                                     \
   int M, int N,                                                                                 \

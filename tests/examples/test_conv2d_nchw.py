@@ -42,6 +42,23 @@ def conv2d_nchw(X, W, stride, pad, dtype_name="float", tiles=(TM, TN, TK)):
     return Y
 
 
+def conv2d_nchw_splitk(X, W, stride, pad, splitk, tiles=(TM, TN, TK)):
+    """As :func:`conv2d_nchw` through ``conv2d_nchw_splitk``: Y (float) zeroed first, as the
+    example asks of its caller."""
+    N, C, H, Wd = X.shape
+    K, _, R, S = W.shape
+    (sh, sw), (ph, pw) = stride, pad
+    P, Q = (H + 2 * ph - R) // sh + 1, (Wd + 2 * pw - S) // sw + 1
+    Xt = to_nhwc(X)
+    Wk = np.ascontiguousarray(W.transpose(0, 2, 3, 1))
+    Y = np.zeros((N, K, P, Q), np.float32)
+    tm, tn, tk = tiles
+    M = N * P * Q
+    run("conv2d_nchw", "conv2d_nchw_splitk", (cdiv(M, tm), cdiv(K, tn), splitk), Xt, Wk, Y, M, K, C, H, Wd, R, S,
+        P, Q, sh, sw, ph, pw, P * Q, defines=dict(TYPE="float", TM=str(tm), TN=str(tn), TK=str(tk), SPLITK=str(splitk)))
+    return Y
+
+
 # (N, C, H, W, K) random; filter, stride and padding cycle through common configurations
 SIZES = ragged_sizes(11, 4, [(1, 3), (2, 21), (5, 12), (5, 12), (3, 40)], [None, TK, None, None, TN])
 CONFIGS = [((3, 3), (1, 1), (1, 1)), ((3, 2), (2, 1), (0, 1)), ((1, 1), (2, 2), (0, 0)), ((5, 5), (1, 2), (2, 2))]
@@ -56,6 +73,18 @@ def test_conv2d_nchw_ragged(size, config):
     Y = conv2d_nchw(X, W, stride, pad)
     assert (N * Y.shape[2] * Y.shape[3]) % TM and C % TK  # ragged M and channel blocks
     assert_close(Y, reference(X, W, stride, pad), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("splitk", [1, 3, 4])
+def test_conv2d_nchw_splitk(splitk):
+    """Split-K shares at 3 (steps not a multiple of it: a short last share) and 4, the 7 x 7
+    output of a stride-2 layer (P*Q = 49, not a multiple of 8: the element-wise adds), and a
+    4 x 4 one (16: the vector adds)."""
+    for (N, C, H, K) in [(2, 7, 13, 5), (3, 8, 8, 9)]:
+        X = rng.standard_normal((N, C, H, H)).astype(np.float32)
+        W = rng.standard_normal((K, C, 3, 3)).astype(np.float32)
+        Y = conv2d_nchw_splitk(X, W, (2, 2), (1, 1), splitk)
+        assert_close(Y, reference(X, W, (2, 2), (1, 1)), rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize("shape", [(2, 5, 7, 3), (1, 16, 4, 8), (3, 9, 6, 5)])

@@ -121,6 +121,30 @@ def test_conv2d_nchw(arch, dtype, tf32, tol, size, stride, pad):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("tf32, tol", [(True, 1e-2), (False, 1e-5)])
+@pytest.mark.parametrize("size, stride, pad", [((2, 5, 13, 11, 19), 2, 1), ((32, 128, 13, 13, 128), 2, 1),
+                                               ((3, 64, 16, 16, 64), 2, 1)])
+def test_conv2d_nchw_splitk(arch, tf32, tol, size, stride, pad):
+    """conv2d_nchw_splitk in float (TF32 or full fp32) with the model's split for a stride-2
+    layer's few tiles, Y zeroed first: P*Q of 42 and 49 (element-wise atomic adds), 64 (the
+    vector adds)."""
+    n, c, h, wd, k = size
+    p, q = (h + 2 * pad - 3) // stride + 1, (wd + 2 * pad - 3) // stride + 1
+    mod = build("conv2d_nchw", arch, defines={"TYPE": "float"}, allow_tf32=tf32,
+                hint={"M": n * p * q, "N": k, "K": 9 * c})
+    x = torch.randn(n, c, h, wd, device="cuda")
+    w = torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5
+    xt = torch.empty(n, h, wd, c, device="cuda")
+    y = torch.zeros(n, k, p, q, device="cuda")
+    mod.nchw_to_nhwc(xt, x, c, h * wd, n)
+    mod.conv2d_nchw_splitk(xt, w.permute(0, 2, 3, 1).contiguous(), y, n * p * q, k, c, h, wd, 3, 3, p, q, stride,
+                           stride, pad, pad, p * q)
+    torch.cuda.synchronize()
+    want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
+    assert rel(y, want) < tol
+
+
+@pytest.mark.parametrize("arch", ARCHS)
 def test_splitk_atomic(arch):
     mod = build("splitk_matmul", arch)
     for m, n, k in [(33, 8, 1000), (1001, 776, 550), (100, 200, 3001)]:

@@ -82,8 +82,10 @@ def test_conv_cases_grid():
             if kernel == "conv2d_nchw":
                 assert evaluate_grid(g["nchw_to_nhwc"], dict(C=100, HW=784, NB=3)) == (
                     cdiv(784, tun["TP"]), cdiv(100, tun["TC"]), 3)
+                assert evaluate_grid(g["conv2d_nchw_splitk"], args) == (
+                    cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]), tun["SPLITK"])
             seen += 1
-    assert seen == 9
+    assert seen == 11
 
 
 #: the memory-bound cases compiled with no option: (case, kernel, sizes, grid from the chosen tunables)

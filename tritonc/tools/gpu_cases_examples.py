@@ -126,11 +126,15 @@ def _conv2d_krsc_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
     return _conv_case(name, "conv2d_krsc", dtype, hw, stride, pad, allow_tf32, inputs, launch)
 
 
-def _conv2d_nchw_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None) -> Case:
+def _conv2d_nchw_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None,
+                      splitk: bool = False) -> Case:
     """examples/conv2d_nchw.tri: NCHW input and output, two launches timed together (the input
     transposed to NHWC into a workspace made with the inputs, then the channels-last implicit
     GEMM writing NKPQ); the filters repacked once to KRSC in the inputs (outside the timed
-    launches, as :func:`_conv2d_krsc_case`); torch runs the NCHW tensors and KCRS filters."""
+    launches, as :func:`_conv2d_krsc_case`); torch runs the NCHW tensors and KCRS filters.
+    ``splitk``: the kernel ``conv2d_nchw_splitk`` (its SPLITK the cost model's), float Y zeroed
+    before every launch as the example asks of its caller, the memset timed with it."""
+    kernel = "conv2d_nchw_splitk" if splitk else "conv2d_nchw"
     R = S = _CONV_RS
     P = (hw + 2 * pad - R) // stride + 1
 
@@ -138,7 +142,7 @@ def _conv2d_nchw_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
         n, c, k = size
         dt = getattr(torch, dtype)
         x, w = _nchw_operands(torch, size, dt, hw)
-        y, ybuf = poison(torch, (n, k, P, P), dt)
+        y, ybuf = poison(torch, (n, k, P, P), torch.float32 if splitk else dt)
         xt = torch.empty(n, hw, hw, c, device="cuda", dtype=dt)
         return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), xt=xt, y=y, bufs=[ybuf])
 
@@ -146,8 +150,10 @@ def _conv2d_nchw_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
         x, xt, y = a["x"], a["xt"], a["y"]
         n, c = x.shape[:2]
         k = a["w"].shape[0]
+        if splitk:
+            y.zero_()
         mod.nchw_to_nhwc(xt, x, c, hw * hw, n)
-        mod.conv2d_nchw(xt, a["wk"], y, n * P * P, k, c, hw, hw, R, S, P, P, stride, stride, pad, pad, P * P)
+        getattr(mod, kernel)(xt, a["wk"], y, n * P * P, k, c, hw, hw, R, S, P, P, stride, stride, pad, pad, P * P)
         return y
 
     return _conv_case(name, "conv2d_nchw", dtype, hw, stride, pad, allow_tf32, inputs, launch)
@@ -512,6 +518,8 @@ EXAMPLE_CASES = [lambda: _conv2d_case("conv2d", "float16", 28, 1, 1),
                  lambda: _conv2d_krsc_case("conv2d_krsc", "float16", 28, 1, 1),
                  # NCHW through a transpose to NHWC and the channels-last GEMM (examples/conv2d_nchw.tri)
                  lambda: _conv2d_nchw_case("conv2d_nchw", "float16", 28, 1, 1),
+                 lambda: _conv2d_nchw_case("conv2d_nchw_s2_tf32", "float32", 13, 2, 1, allow_tf32=True, splitk=True),
+                 lambda: _conv2d_nchw_case("conv2d_nchw_s2_fp32", "float32", 13, 2, 1, allow_tf32=False, splitk=True),
                  # the same convolutions on channels-last tensors (examples/conv2d_nhwc.tri)
                  lambda: _conv2d_nhwc_case("conv2d_nhwc", "float16", 28, 1, 1),
                  # the strided ones through the split-K kernel: 1568 output rows fill few tiles
