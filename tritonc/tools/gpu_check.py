@@ -108,33 +108,22 @@ def check(case: Case, mod, torch) -> tuple[bool, float, str]:
 #: 0.051 ms against 0.0082 ms in `make bench`'s graph), so the bound is on the eager time.
 GRAPH_BELOW_MS = 0.2
 
-#: ... and those whose eager median is under this are timed in a graph as well, whose time is
-#: taken when *it* is under :data:`GRAPH_BELOW_MS`: a short kernel whose eager median host
-#: overhead pushed past the bound (session 13, an H100: conv2d_nhwc_s2_tf32, a memset and an
-#: 11 µs kernel, read 0.208 ms eagerly once, 0.011 ms in the calls before and after).
-GRAPH_RECHECK_MS = 1.0
-
 
 def median_ms(fn, torch, warmup: int = 25, rep: int = 100) -> float:
     """The median time of ``fn()`` in milliseconds: ``triton.testing.do_bench`` (L2 flushed
-    before each call), and for short kernels the median of ``do_bench_cudagraph`` instead (the
-    launches replayed from a captured CUDA graph, so host overhead is out of the measurement):
-    where the eager median is under :data:`GRAPH_BELOW_MS`, or under :data:`GRAPH_RECHECK_MS`
-    with a graph median under :data:`GRAPH_BELOW_MS`. A function that cannot be captured (a
-    host sync inside) keeps its ``do_bench`` time."""
+    before each call), and for kernels under :data:`GRAPH_BELOW_MS` the median of
+    ``do_bench_cudagraph`` instead (the launches replayed from a captured CUDA graph, so host
+    overhead is out of the measurement). A function that cannot be captured (a host sync
+    inside) keeps its ``do_bench`` time."""
     from triton.testing import do_bench, do_bench_cudagraph
 
     ms = do_bench(fn, warmup=warmup, rep=rep, return_mode="median")
-    if ms < GRAPH_RECHECK_MS:
+    if ms < GRAPH_BELOW_MS:
         try:
             with torch.cuda.stream(torch.cuda.Stream()):
-                graph_ms = do_bench_cudagraph(fn, rep=rep, return_mode="median")
+                ms = do_bench_cudagraph(fn, rep=rep, return_mode="median")
         except Exception as e:  # not capturable: the eager median stands
-            if ms < GRAPH_BELOW_MS:
-                print(f"  (CUDA graph timing unavailable: {type(e).__name__}: {str(e)[:120]})", file=sys.stderr)
-            return ms
-        if ms < GRAPH_BELOW_MS or graph_ms < GRAPH_BELOW_MS:
-            ms = graph_ms
+            print(f"  (CUDA graph timing unavailable: {type(e).__name__}: {str(e)[:120]})", file=sys.stderr)
     return ms
 
 
