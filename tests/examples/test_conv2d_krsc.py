@@ -35,31 +35,51 @@ SIZES = ragged_sizes(11, 4, [(1, 3), (2, 21), (5, 12), (5, 12), (3, 40)], [None,
 CONFIGS = [((3, 3), (1, 1), (1, 1)), ((3, 2), (2, 1), (0, 1)), ((1, 1), (2, 2), (0, 0)), ((5, 5), (1, 2), (2, 2))]
 
 
-@pytest.mark.parametrize("size,config", list(zip(SIZES, CONFIGS)), ids=lambda v: str(v))
-def test_conv2d_krsc_ragged(size, config):
+def check_ragged(conv, size, config):
+    """``conv(X, W, stride, pad)`` at one of :data:`SIZES` and :data:`CONFIGS` (float), against
+    the float64 reference; the sizes leave a partial tile along M and a partial channel block
+    at the tiles TM and TK (shared with test_conv2d_nchw.py)."""
     N, C, H, Wd, K = size
     (R, S), stride, pad = config
     X = rng.standard_normal((N, C, H, Wd)).astype(np.float32)
     W = rng.standard_normal((K, C, R, S)).astype(np.float32)
-    Y = conv2d_krsc(X, W, stride, pad)
+    Y = conv(X, W, stride, pad)
     assert (N * Y.shape[2] * Y.shape[3]) % TM and C % TK  # ragged M and channel blocks
     assert_close(Y, reference(X, W, stride, pad), rtol=1e-5, atol=1e-4)
 
 
-def test_conv2d_krsc_half_5x5_stride2():
+@pytest.mark.parametrize("size,config", list(zip(SIZES, CONFIGS)), ids=lambda v: str(v))
+def test_conv2d_krsc_ragged(size, config):
+    check_ragged(conv2d_krsc, size, config)
+
+
+def check_half_5x5_stride2(conv):
+    """``conv`` in half precision, a 5x5 filter at stride 2 over 3 channels."""
     X = rng.standard_normal((2, 3, 11, 10)).astype(np.float16)
     W = (rng.standard_normal((19, 3, 5, 5)) / 4).astype(np.float16)
-    Y = conv2d_krsc(X, W, (2, 2), (2, 1), "half")
+    Y = conv(X, W, (2, 2), (2, 1), "half")
     assert_close(Y, reference(X, W, (2, 2), (2, 1)), rtol=1e-2, atol=2e-2)
+
+
+def default_tunables(example) -> dict:
+    """The tunables ``example`` gets with no -D but TYPE=half (sm_80)."""
+    from tritonc.driver import Compilation
+    from tritonc.options import CompileOptions
+    return Compilation(example, CompileOptions(defines={"TYPE": "half"}, arch="sm_80")).tunables
+
+
+def check_default_tiles(conv, tun):
+    """``conv`` at the tiles of :func:`default_tunables` ``tun``, at ragged sizes."""
+    X = rng.standard_normal((2, 20, 9, 8)).astype(np.float16)
+    W = (rng.standard_normal((20, 20, 3, 3)) / 8).astype(np.float16)
+    Y = conv(X, W, (1, 1), (1, 1), "half", (tun["TM"], tun["TN"], tun["TK"]))
+    assert_close(Y, reference(X, W, (1, 1), (1, 1)), rtol=1e-2, atol=2e-2)
+
+
+def test_conv2d_krsc_half_5x5_stride2():
+    check_half_5x5_stride2(conv2d_krsc)
 
 
 def test_the_tiles_the_cost_model_chooses():
     """No -D at all but TYPE: the tiles are the tunables' choice; still right at ragged sizes."""
-    X = rng.standard_normal((2, 20, 9, 8)).astype(np.float16)
-    W = (rng.standard_normal((20, 20, 3, 3)) / 8).astype(np.float16)
-    from tritonc.driver import Compilation
-    from tritonc.options import CompileOptions
-    comp = Compilation(EXAMPLE, CompileOptions(defines={"TYPE": "half"}, arch="sm_80"))
-    tun = comp.tunables
-    Y = conv2d_krsc(X, W, (1, 1), (1, 1), "half", (tun["TM"], tun["TN"], tun["TK"]))
-    assert_close(Y, reference(X, W, (1, 1), (1, 1)), rtol=1e-2, atol=2e-2)
+    check_default_tiles(conv2d_krsc, default_tunables(EXAMPLE))

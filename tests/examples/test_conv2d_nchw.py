@@ -6,12 +6,14 @@ the padding, strides and filters of several shapes."""
 import numpy as np
 import pytest
 
-from example_helpers import EXAMPLES, assert_close, cdiv, poisoned, ragged_sizes, run
+from example_helpers import EXAMPLES, assert_close, cdiv, poisoned, run
 from test_conv2d import reference
+from test_conv2d_krsc import (CONFIGS, SIZES, TK, TM, TN, check_default_tiles, check_half_5x5_stride2,
+                              check_ragged, default_tunables)
 
 EXAMPLE = EXAMPLES / "conv2d_nchw.tri"
 
-TM, TN, TK, TC, TP = 32, 16, 8, 8, 16
+TC, TP = 8, 16  # the transpose's tile (TM, TN, TK: test_conv2d_krsc.py's)
 rng = np.random.default_rng(11)
 
 
@@ -59,20 +61,10 @@ def conv2d_nchw_splitk(X, W, stride, pad, splitk, tiles=(TM, TN, TK)):
     return Y
 
 
-# (N, C, H, W, K) random; filter, stride and padding cycle through common configurations
-SIZES = ragged_sizes(11, 4, [(1, 3), (2, 21), (5, 12), (5, 12), (3, 40)], [None, TK, None, None, TN])
-CONFIGS = [((3, 3), (1, 1), (1, 1)), ((3, 2), (2, 1), (0, 1)), ((1, 1), (2, 2), (0, 0)), ((5, 5), (1, 2), (2, 2))]
-
-
 @pytest.mark.parametrize("size,config", list(zip(SIZES, CONFIGS)), ids=lambda v: str(v))
 def test_conv2d_nchw_ragged(size, config):
-    N, C, H, Wd, K = size
-    (R, S), stride, pad = config
-    X = rng.standard_normal((N, C, H, Wd)).astype(np.float32)
-    W = rng.standard_normal((K, C, R, S)).astype(np.float32)
-    Y = conv2d_nchw(X, W, stride, pad)
-    assert (N * Y.shape[2] * Y.shape[3]) % TM and C % TK  # ragged M and channel blocks
-    assert_close(Y, reference(X, W, stride, pad), rtol=1e-5, atol=1e-4)
+    """The sizes and configurations of test_conv2d_krsc.py, through both launches."""
+    check_ragged(conv2d_nchw, size, config)
 
 
 @pytest.mark.parametrize("splitk", [1, 3, 4])
@@ -94,22 +86,12 @@ def test_nchw_to_nhwc(shape):
 
 
 def test_conv2d_nchw_half_5x5_stride2():
-    X = rng.standard_normal((2, 3, 11, 10)).astype(np.float16)
-    W = (rng.standard_normal((19, 3, 5, 5)) / 4).astype(np.float16)
-    Y = conv2d_nchw(X, W, (2, 2), (2, 1), "half")
-    assert_close(Y, reference(X, W, (2, 2), (2, 1)), rtol=1e-2, atol=2e-2)
+    check_half_5x5_stride2(conv2d_nchw)
 
 
 def test_the_tiles_the_cost_model_chooses():
     """No -D at all but TYPE: the tiles are the tunables' choice; still right at ragged sizes."""
+    tun = default_tunables(EXAMPLE)
     X = rng.standard_normal((2, 20, 9, 8)).astype(np.float16)
-    W = (rng.standard_normal((20, 20, 3, 3)) / 8).astype(np.float16)
-    from tritonc.driver import Compilation
-    from tritonc.options import CompileOptions
-    comp = Compilation(EXAMPLE, CompileOptions(defines={"TYPE": "half"}, arch="sm_80"))
-    tun = comp.tunables
-    N, C, H, Wd = X.shape
-    Xt = to_nhwc(X, "half", (tun["TC"], tun["TP"]))
-    np.testing.assert_array_equal(Xt, X.transpose(0, 2, 3, 1))
-    Y = conv2d_nchw(X, W, (1, 1), (1, 1), "half", (tun["TM"], tun["TN"], tun["TK"]))
-    assert_close(Y, reference(X, W, (1, 1), (1, 1)), rtol=1e-2, atol=2e-2)
+    np.testing.assert_array_equal(to_nhwc(X, "half", (tun["TC"], tun["TP"])), X.transpose(0, 2, 3, 1))
+    check_default_tiles(conv2d_nchw, tun)

@@ -57,13 +57,15 @@ def _conv_case(name: str, example: str, dtype: str, hw: int, stride: int, pad: i
                 inputs, run, reference, work, tol=tol, allow_tf32=bool(allow_tf32), hint=hint)
 
 
-def _nchw_operands(torch, size, dt, hw: int):
+def _nchw_operands(torch, size, dt, hw: int, p: int, y_dt):
     """Random NCHW X [N, C, hw, hw] and KCRS W [K, C, R, S] of ``dt`` (W scaled by 1/sqrt(CRS),
-    so Y stays of unit size); size = (N, C, K)."""
+    so Y stays of unit size), and a poisoned NCHW Y [N, K, p, p] of ``y_dt`` with its buffer
+    (:func:`poison`); size = (N, C, K)."""
     n, c, k = size
     x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
     w = (torch.randn(k, c, _CONV_RS, _CONV_RS, device="cuda") / (c * _CONV_RS * _CONV_RS) ** 0.5).to(dt)
-    return x, w
+    y, ybuf = poison(torch, (n, k, p, p), y_dt)
+    return x, w, y, ybuf
 
 
 def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None,
@@ -81,10 +83,9 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf
     def inputs(torch, size):
         n, c, k = size
         dt = getattr(torch, dtype)
-        x, w = _nchw_operands(torch, size, dt, hw)
+        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, torch.float32 if splitk else dt)
         i = torch.arange(c * R * S, device="cuda")
         aoff = ((i // (R * S)) * hw * hw + (i // S) % R * hw + i % S).to(torch.int32)
-        y, ybuf = poison(torch, (n, k, P, P), torch.float32 if splitk else dt)
         return dict(x=x, w=w, aoff=aoff, y=y, bufs=[ybuf])
 
     def launch(mod, torch, a):
@@ -111,8 +112,7 @@ def _conv2d_krsc_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
     def inputs(torch, size):
         n, c, k = size
         dt = getattr(torch, dtype)
-        x, w = _nchw_operands(torch, size, dt, hw)
-        y, ybuf = poison(torch, (n, k, P, P), dt)
+        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, dt)
         return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), y=y, bufs=[ybuf])
 
     def launch(mod, torch, a):
@@ -141,8 +141,7 @@ def _conv2d_nchw_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
     def inputs(torch, size):
         n, c, k = size
         dt = getattr(torch, dtype)
-        x, w = _nchw_operands(torch, size, dt, hw)
-        y, ybuf = poison(torch, (n, k, P, P), torch.float32 if splitk else dt)
+        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, torch.float32 if splitk else dt)
         xt = torch.empty(n, hw, hw, c, device="cuda", dtype=dt)
         return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), xt=xt, y=y, bufs=[ybuf])
 
