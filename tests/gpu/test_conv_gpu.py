@@ -102,7 +102,7 @@ def test_conv2d_krsc(arch, dtype, tf32, tol, size, stride, pad):
 def test_conv2d_nchw(arch, dtype, tf32, tol, size, stride, pad):
     """examples/conv2d_nchw.tri: the input transposed to NHWC, then the channels-last GEMM
     writing NCHW; C = 5 and 40 leave a partial block of channels at TK = 32 (the generic
-    kernels), 28 x 28 images give P*Q = 784, a multiple of 16 (the 16-byte stores of Y)."""
+    kernels), 28 x 28 images give P*Q = 784, a multiple of 8 (the 16-byte stores of Y)."""
     mod = build("conv2d_nchw", arch, defines={"TYPE": dtype}, allow_tf32=tf32)
     n, c, h, wd, k = size
     dt = torch.float16 if dtype == "half" else torch.float32

@@ -190,8 +190,10 @@ def _uniform_divisor(op: Operation, lhs: AxisInfo, rhs: AxisInfo, shape: tuple[i
     consecutive dividends then share their quotient and have consecutive remainders, whatever
     the divisor's sign (``divsi`` and ``remsi`` truncate: a non-negative dividend's quotient
     only changes sign, its remainder not at all) and value (a multiple of ``g``: no multiple
-    of it falls inside such a run). A launcher's ``div16`` variant gives ``g = 16``
-    (``transforms/specialize.py``): an NCHW pixel index ``m % (P * Q)``."""
+    of it falls inside such a run). ``g`` comes from a ``__multipleof`` promise or from the
+    divisor's own arithmetic (``PQ / 8 * 8``: examples/conv2d_nchw.tri's NCHW pixel index
+    ``m % pq``); divisor parameters get no launch-time ``div16`` fact
+    (``transforms/specialize.divisor_params``)."""
     if op.name in ("arith.shrsi", "arith.shrui") or not lhs.nonnegative \
             or any(k < n for k, n in zip(rhs.constancy, shape)):
         return 1

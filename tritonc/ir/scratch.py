@@ -57,7 +57,7 @@ def redistribution_order(src: TileType, dst: TileType, select) -> tuple[int, ...
     (sfast, srun), (dfast, drun) = sd.register_run, dd.register_run
     srun = min(srun, src.shape[sfast])
     drun = min(drun, dst.shape[dfast])
-    if dfast == 0 and drun > 1 and (sfast != 0 and drun > srun):
+    if dfast == 0 and sfast != 0 and drun > max(srun, 1):
         return (0, 1)
     return (1, 0)
 

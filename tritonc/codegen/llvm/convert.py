@@ -19,8 +19,8 @@ row-major linear index). At compile time the mapping is evaluated for every thre
    major, or column major where the destination reads along the rows
    (``ir/scratch.redistribution_order``), its fastest dimension padded by 16 bytes where it is
    a multiple of 128 (no bank conflicts between the rows one warp writes:
-   ``ir/scratch.redistribution_strides``), elements of their size (pointers 8, ``i1`` 1). The barrier that lets a later op overwrite
-   the scratch is ``insert-barriers``' job.
+   ``ir/scratch.redistribution_strides``), elements of their size (pointers 8, ``i1`` 1). The
+   barrier that lets a later op overwrite the scratch is ``insert-barriers``' job.
 
 Warp-shuffle conversions (when only lanes of one warp exchange data) and swizzled,
 vectorised shared-memory traffic come later.
