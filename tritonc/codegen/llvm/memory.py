@@ -39,7 +39,8 @@
   from axis info (``analysis/axis_info.py``: parameter promises ``__aligned`` /
   ``__multipleof`` and the launcher's ``__spec16`` variants, ``transforms/specialize.py``).
   The ``coalesce`` layout choice (``transforms/coalesce.py``) makes ``size_per_thread`` that
-  ``vec``. An access of ``vec`` elements moves ``vec * bytes`` as 1, 2 or 4 words of 32 bits
+  ``vec``. The runs come from :attr:`~tritonc.ir.distribution.Distribution.register_run`, as
+  the conversion scratch's order does (``ir/scratch.redistribution_order``). An access of ``vec`` elements moves ``vec * bytes`` as 1, 2 or 4 words of 32 bits
   (64 for 8-byte elements): ``ld.global.v4.b32`` for four floats or eight halves,
   ``.v2`` for 8 bytes, a plain ``.b32`` for 4. Accesses below 4 bytes (and ``i1``) are done
   element by element.
@@ -323,13 +324,13 @@ def vector_width(lw: KernelLowering, ptr: Value, mask: Value | None) -> int:
         return 1
     dist = lw.dist(ptr)
     pointee = element_type(ptr.type).pointee
-    fast = dist.blocked.order[0]
+    fast, run = dist.register_run
     if pointee.bits == 1 or fast not in dist.dims:  # i1; a slice that removed the fast dimension
         return 1
     eb = pointee.bytes
     d = dist.dims.index(fast)  # the tile dimension (a slice keeps the parent's register order)
     info = axis_info(lw).info(ptr)
-    vec = min(_pow2_divisor(dist.blocked.size_per_thread[fast]), _pow2_divisor(info.contiguity[d]),
+    vec = min(_pow2_divisor(run), _pow2_divisor(info.contiguity[d]),
               _pow2_divisor(max(1, info.divisibility[d] // eb)), MAX_ACCESS_BYTES // eb,
               _pow2_divisor(ptr.type.shape[d]))
     if mask is not None and isinstance(mask.type, TileType):
@@ -349,12 +350,12 @@ def contiguous_run(lw: KernelLowering, ptr: Value) -> int:
     if not isinstance(ptr.type, TileType) or lw.f.parent is None:
         return 1
     dist = lw.dist(ptr)
-    fast = dist.blocked.order[0]
+    fast, run = dist.register_run
     if fast not in dist.dims:
         return 1
     d = dist.dims.index(fast)
     info = axis_info(lw).info(ptr)
-    return min(_pow2_divisor(dist.blocked.size_per_thread[fast]), _pow2_divisor(info.contiguity[d]),
+    return min(_pow2_divisor(run), _pow2_divisor(info.contiguity[d]),
                _pow2_divisor(ptr.type.shape[d]))
 
 
