@@ -47,6 +47,19 @@ def test_bmm_tensor_cores(arch, b, m, n, k):
     assert rel(c, x.double() @ y.double()) < 1e-2
 
 
+def _operands(size, dt, stride, pad):
+    """Random NCHW X [N, C, H, W] and KCRS W [K, C, 3, 3] of ``dt`` (W scaled by 1/sqrt(9C))
+    for size = (N, C, H, W, K), and the output's P and Q."""
+    n, c, h, wd, k = size
+    x = torch.randn(n, c, h, wd, device="cuda").to(dt)
+    w = (torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5).to(dt)
+    return x, w, (h + 2 * pad - 3) // stride + 1, (wd + 2 * pad - 3) // stride + 1
+
+
+def _reference(x, w, stride, pad):
+    return torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
+
+
 def _conv(mod, x, w, stride, pad):
     n, c, h, wd = x.shape
     k, _, r, s = w.shape
@@ -65,13 +78,8 @@ def _conv(mod, x, w, stride, pad):
 @pytest.mark.parametrize("size, stride, pad", [((2, 5, 13, 11, 19), 1, 1), ((3, 64, 28, 28, 64), 2, 1)])
 def test_conv2d(arch, dtype, tf32, tol, size, stride, pad):
     mod = build("conv2d", arch, defines={"TYPE": dtype}, allow_tf32=tf32)
-    n, c, h, wd, k = size
-    dt = torch.float16 if dtype == "half" else torch.float32
-    x = torch.randn(n, c, h, wd, device="cuda").to(dt)
-    w = (torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5).to(dt)
-    y = _conv(mod, x, w, stride, pad)
-    want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
-    assert rel(y, want) < tol
+    x, w, _, _ = _operands(size, torch.float16 if dtype == "half" else torch.float32, stride, pad)
+    assert rel(_conv(mod, x, w, stride, pad), _reference(x, w, stride, pad)) < tol
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -84,15 +92,12 @@ def test_conv2d_krsc(arch, dtype, tf32, tol, size, stride, pad):
     mod = build("conv2d_krsc", arch, defines={"TYPE": dtype}, allow_tf32=tf32)
     n, c, h, wd, k = size
     dt = torch.float16 if dtype == "half" else torch.float32
-    x = torch.randn(n, c, h, wd, device="cuda").to(dt)
-    w = (torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5).to(dt)
-    p, q = (h + 2 * pad - 3) // stride + 1, (wd + 2 * pad - 3) // stride + 1
+    x, w, p, q = _operands(size, dt, stride, pad)
     y = torch.full((n, k, p, q), float("nan"), device="cuda", dtype=dt)
     mod.conv2d_krsc(x, w.permute(0, 2, 3, 1).contiguous(), y, n * p * q, k, c, h, wd, 3, 3, p, q, stride, stride,
                     pad, pad, c * h * wd, h * wd, 9 * c, k * p * q, p * q, q)
     torch.cuda.synchronize()
-    want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
-    assert rel(y, want) < tol
+    assert rel(y, _reference(x, w, stride, pad)) < tol
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -106,9 +111,7 @@ def test_conv2d_nchw(arch, dtype, tf32, tol, size, stride, pad):
     mod = build("conv2d_nchw", arch, defines={"TYPE": dtype}, allow_tf32=tf32)
     n, c, h, wd, k = size
     dt = torch.float16 if dtype == "half" else torch.float32
-    x = torch.randn(n, c, h, wd, device="cuda").to(dt)
-    w = (torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5).to(dt)
-    p, q = (h + 2 * pad - 3) // stride + 1, (wd + 2 * pad - 3) // stride + 1
+    x, w, p, q = _operands(size, dt, stride, pad)
     xt = torch.full((n, h, wd, c), float("nan"), device="cuda", dtype=dt)
     y = torch.full((n, k, p, q), float("nan"), device="cuda", dtype=dt)
     mod.nchw_to_nhwc(xt, x, c, h * wd, n)
@@ -116,8 +119,7 @@ def test_conv2d_nchw(arch, dtype, tf32, tol, size, stride, pad):
                     pad, pad, p * q)
     torch.cuda.synchronize()
     assert torch.equal(xt, x.permute(0, 2, 3, 1))
-    want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
-    assert rel(y, want) < tol
+    assert rel(y, _reference(x, w, stride, pad)) < tol
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -129,19 +131,16 @@ def test_conv2d_nchw_splitk(arch, tf32, tol, size, stride, pad):
     layer's few tiles, Y zeroed first: P*Q of 42 and 49 (element-wise atomic adds), 64 (the
     vector adds)."""
     n, c, h, wd, k = size
-    p, q = (h + 2 * pad - 3) // stride + 1, (wd + 2 * pad - 3) // stride + 1
+    x, w, p, q = _operands(size, torch.float32, stride, pad)
     mod = build("conv2d_nchw", arch, defines={"TYPE": "float"}, allow_tf32=tf32,
                 hint={"M": n * p * q, "N": k, "K": 9 * c})
-    x = torch.randn(n, c, h, wd, device="cuda")
-    w = torch.randn(k, c, 3, 3, device="cuda") / (9 * c) ** 0.5
     xt = torch.empty(n, h, wd, c, device="cuda")
     y = torch.zeros(n, k, p, q, device="cuda")
     mod.nchw_to_nhwc(xt, x, c, h * wd, n)
     mod.conv2d_nchw_splitk(xt, w.permute(0, 2, 3, 1).contiguous(), y, n * p * q, k, c, h, wd, 3, 3, p, q, stride,
                            stride, pad, pad, p * q)
     torch.cuda.synchronize()
-    want = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=pad)
-    assert rel(y, want) < tol
+    assert rel(y, _reference(x, w, stride, pad)) < tol
 
 
 @pytest.mark.parametrize("arch", ARCHS)
