@@ -64,4 +64,20 @@
   /* convolution parameters */                                                                  \
   int stride_h, int stride_w, int pad_h, int pad_w
 
+// The split-K kernel (examples/conv2d_nhwc.tri's conv2d_nhwc_splitk, conv2d_nchw.tri's
+// conv2d_nchw_splitk): SPLITK program instances share each TM x TN tile of Y [M, N]
+// (channels-last, row major, float) and add their partial tiles to it with fp32 atomic adds;
+// Y must hold 0 before the launch. The including file defines the tunable SPLITK.
+#define CONV_SPLITK_KERNEL(name)                                                                \
+  __grid(cdiv(M, TM), cdiv(N, TN), SPLITK)                                                      \
+  __global__ void name(TYPE *X __noalias __readonly __aligned(16),                              \
+                       TYPE *W __noalias __readonly __aligned(16),                              \
+                       float *Y __noalias __aligned(16), CONV_PARAMETERS) {                     \
+    CONV_TILE                                                                                   \
+    CONV_SPLITK_SHARE                                                                           \
+    float acc[TM, TN] = 0;                                                                      \
+    CONV_STEPS(t0, t1)                                                                          \
+    atomic_add(Y + rm[:, newaxis] * N + rn[newaxis, :], acc, checkm[:, newaxis] && checkn[newaxis, :]); \
+  }
+
 #endif

@@ -127,19 +127,22 @@ def test_conv2d_nchw(arch, dtype, tf32, tol, size, stride, pad):
 @pytest.mark.parametrize("size, stride, pad", [((2, 5, 13, 11, 19), 2, 1), ((32, 128, 13, 13, 128), 2, 1),
                                                ((3, 64, 16, 16, 64), 2, 1)])
 def test_conv2d_nchw_splitk(arch, tf32, tol, size, stride, pad):
-    """conv2d_nchw_splitk in float (TF32 or full fp32) with the model's split for a stride-2
-    layer's few tiles, Y zeroed first: P*Q of 42 and 49 (element-wise atomic adds), 64 (the
-    vector adds)."""
+    """The split-K path of examples/conv2d_nchw.tri in float (TF32 or full fp32) with the
+    model's split for a stride-2 layer's few tiles: the transpose that also zeroes the
+    workspace (poisoned here), the adds into it, its transpose into Y; P*Q of 42, 49 and 64."""
     n, c, h, wd, k = size
     x, w, p, q = _operands(size, torch.float32, stride, pad)
     mod = build("conv2d_nchw", arch, defines={"TYPE": "float"}, allow_tf32=tf32,
                 hint={"M": n * p * q, "N": k, "K": 9 * c})
     xt = torch.empty(n, h, wd, c, device="cuda")
-    y = torch.zeros(n, k, p, q, device="cuda")
-    mod.nchw_to_nhwc(xt, x, c, h * wd, n)
-    mod.conv2d_nchw_splitk(xt, w.permute(0, 2, 3, 1).contiguous(), y, n * p * q, k, c, h, wd, 3, 3, p, q, stride,
-                           stride, pad, pad, p * q)
+    ws = torch.full((n * p * q * k + 4,), float("nan"), device="cuda")
+    y = torch.full((n, k, p, q), float("nan"), device="cuda")
+    mod.nchw_to_nhwc_zero(xt, x, c, h * wd, n, ws, n * p * q * k)
+    mod.conv2d_nchw_splitk(xt, w.permute(0, 2, 3, 1).contiguous(), ws, n * p * q, k, c, h, wd, 3, 3, p, q, stride,
+                           stride, pad, pad)
+    mod.nhwc_to_nchw(y, ws, k, p * q, n)
     torch.cuda.synchronize()
+    assert torch.isnan(ws[-4:]).all()
     assert rel(y, _reference(x, w, stride, pad)) < tol
 
 

@@ -82,8 +82,12 @@ def test_conv_cases_grid():
             if kernel == "conv2d_nchw":
                 assert evaluate_grid(g["nchw_to_nhwc"], dict(C=100, HW=784, NB=3)) == (
                     cdiv(784, tun["TP"]), cdiv(100, tun["TC"]), 3)
+                assert evaluate_grid(g["nchw_to_nhwc_zero"], dict(C=100, HW=784, NB=3)) == (
+                    cdiv(784, tun["TP"]), cdiv(100, tun["TC"]), 3)
                 assert evaluate_grid(g["conv2d_nchw_splitk"], args) == (
                     cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]), tun["SPLITK"])
+                assert evaluate_grid(g["nhwc_to_nchw"], dict(K=100, PQ=49, NB=3)) == (
+                    cdiv(49, tun["TP"]), cdiv(100, tun["TC"]), 3)
             seen += 1
     assert seen == 11
 

@@ -132,27 +132,32 @@ def _conv2d_nchw_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
     transposed to NHWC into a workspace made with the inputs, then the channels-last implicit
     GEMM writing NKPQ); the filters repacked once to KRSC in the inputs (outside the timed
     launches, as :func:`_conv2d_krsc_case`); torch runs the NCHW tensors and KCRS filters.
-    ``splitk``: the kernel ``conv2d_nchw_splitk`` (its SPLITK the cost model's), float Y zeroed
-    before every launch as the example asks of its caller, the memset timed with it."""
-    kernel = "conv2d_nchw_splitk" if splitk else "conv2d_nchw"
+    ``splitk``: the example's split-K path, three launches timed together
+    (``nchw_to_nhwc_zero``, which also zeroes the float workspace, ``conv2d_nchw_splitk``
+    adding into it, ``nhwc_to_nchw`` writing Y), its SPLITK the cost model's."""
     R = S = _CONV_RS
     P = (hw + 2 * pad - R) // stride + 1
 
     def inputs(torch, size):
         n, c, k = size
         dt = getattr(torch, dtype)
-        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, torch.float32 if splitk else dt)
+        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, dt)
         xt = torch.empty(n, hw, hw, c, device="cuda", dtype=dt)
-        return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), xt=xt, y=y, bufs=[ybuf])
+        ws = torch.empty(n * P * P * k, device="cuda") if splitk else None
+        return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), xt=xt, ws=ws, y=y, bufs=[ybuf])
 
     def launch(mod, torch, a):
-        x, xt, y = a["x"], a["xt"], a["y"]
+        x, xt, ws, y = a["x"], a["xt"], a["ws"], a["y"]
         n, c = x.shape[:2]
         k = a["w"].shape[0]
+        conv = (n * P * P, k, c, hw, hw, R, S, P, P, stride, stride, pad, pad)
         if splitk:
-            y.zero_()
-        mod.nchw_to_nhwc(xt, x, c, hw * hw, n)
-        getattr(mod, kernel)(xt, a["wk"], y, n * P * P, k, c, hw, hw, R, S, P, P, stride, stride, pad, pad, P * P)
+            mod.nchw_to_nhwc_zero(xt, x, c, hw * hw, n, ws, ws.numel())
+            mod.conv2d_nchw_splitk(xt, a["wk"], ws, *conv)
+            mod.nhwc_to_nchw(y, ws, k, P * P, n)
+        else:
+            mod.nchw_to_nhwc(xt, x, c, hw * hw, n)
+            mod.conv2d_nchw(xt, a["wk"], y, *conv, P * P)
         return y
 
     return _conv_case(name, "conv2d_nchw", dtype, hw, stride, pad, allow_tf32, inputs, launch)
