@@ -80,20 +80,23 @@ def test_conv2d_half_5x5_stride2():
 
 @pytest.mark.parametrize("splitk", [1, 3, 4, 40])
 def test_conv2d_splitk(splitk):
-    """conv2d_splitk at shares of the C*R*S = 180 reduction (23 slices of 8) that end anywhere,
-    more instances than slices (40: some add nothing), and 1; fp16 operands, float Y, which the
-    caller zeroes."""
+    """The split-K path: conv2d_splitk at shares of the C*R*S = 180 reduction (23 slices of 8)
+    that end anywhere, more instances than slices (40: some add nothing), and 1, adding into
+    the zeroed channels-last workspace; then nhwc_to_nchw into Y (fp16 operands and Y)."""
     X = rng.standard_normal((2, 20, 7, 6)).astype(np.float16)
     W = (rng.standard_normal((19, 20, 3, 3)) / 8).astype(np.float16)
     stride, pad = (1, 2), (1, 1)
     N, _, H, Wd = X.shape
     K = W.shape[0]
     P, Q = (H + 2 * pad[0] - 3) // stride[0] + 1, (Wd + 2 * pad[1] - 3) // stride[1] + 1
-    Y = np.zeros((N, K, P, Q), np.float32)
-    defines = dict(TYPE="half", TM=str(TM), TN=str(TN), TK=str(TK), SPLITK=str(splitk))
-    run("conv2d", "conv2d_splitk", (cdiv(N * P * Q, TM), cdiv(K, TN), splitk), X, W, Y,
-        *conv2d_args(X, W, Y, stride, pad), defines=defines)
-    assert_close(Y, reference(X, W, stride, pad), rtol=1e-3, atol=2e-3)
+    Y = poisoned((N, K, P, Q), np.float16)
+    Ws = np.zeros(N * P * Q * K, np.float32)
+    defines = dict(TYPE="half", TM=str(TM), TN=str(TN), TK=str(TK), SPLITK=str(splitk), TC="8", TP="16")
+    run("conv2d", "conv2d_splitk", (cdiv(N * P * Q, TM), cdiv(K, TN), splitk), X, W, Ws,
+        *conv2d_args(X, W, Y, stride, pad)[:-3], defines=defines)
+    assert_close(Ws.reshape(N, P, Q, K).transpose(0, 3, 1, 2), reference(X, W, stride, pad), rtol=1e-3, atol=2e-3)
+    run("conv2d", "nhwc_to_nchw", (cdiv(P * Q, 16), cdiv(K, 8), N), Y, Ws, K, P * Q, N, defines=defines)
+    assert_close(Y, reference(X, W, stride, pad), rtol=2e-3, atol=2e-3)
 
 
 def test_offset_table_addresses_every_tap():

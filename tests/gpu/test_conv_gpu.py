@@ -84,6 +84,29 @@ def test_conv2d(arch, dtype, tf32, tol, size, stride, pad):
 
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("dtype, tf32, tol", [("half", False, 1e-2), ("float", True, 1e-2), ("float", False, 1e-5)])
+@pytest.mark.parametrize("size, stride, pad", [((2, 5, 13, 11, 19), 2, 1), ((32, 128, 13, 13, 128), 2, 1)])
+def test_conv2d_splitk(arch, dtype, tf32, tol, size, stride, pad):
+    """examples/conv2d.tri's split-K path with the model's split for a stride-2 layer: the
+    zeroed channels-last workspace, conv2d_splitk's adds into it, nhwc_to_nchw into Y; P*Q of
+    42 and 49."""
+    n, c, h, wd, k = size
+    dt = torch.float16 if dtype == "half" else torch.float32
+    x, w, p, q = _operands(size, dt, stride, pad)
+    mod = build("conv2d", arch, defines={"TYPE": dtype}, allow_tf32=tf32,
+                hint={"M": n * p * q, "N": k, "K": 9 * c})
+    i = torch.arange(c * 9, device="cuda")
+    aoff = ((i // 9) * h * wd + (i // 3) % 3 * wd + i % 3).to(torch.int32)
+    ws = torch.zeros(n * p * q * k, device="cuda")
+    y = torch.full((n, k, p, q), float("nan"), device="cuda", dtype=dt)
+    mod.conv2d_splitk(x, w, ws, aoff, n * p * q, k, c * 9, h, wd, 3, 3, p, q, stride, stride, pad, pad,
+                      c * h * wd, wd, c * 9)
+    mod.nhwc_to_nchw(y, ws, k, p * q, n)
+    torch.cuda.synchronize()
+    assert rel(y, _reference(x, w, stride, pad)) < tol
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("dtype, tf32, tol", [("half", False, 1e-2), ("float", True, 1e-2), ("float", False, 1e-5)])
 @pytest.mark.parametrize("size, stride, pad", [((2, 5, 13, 11, 19), 1, 1), ((3, 64, 28, 28, 64), 2, 1),
                                                ((2, 40, 9, 30, 70), 1, 0)])
 def test_conv2d_krsc(arch, dtype, tf32, tol, size, stride, pad):

@@ -76,6 +76,11 @@ def test_conv_cases_grid():
                     "conv2d_nhwc": dict(M=25_000, N=100), "conv2d_nchw": dict(M=25_000, N=100),
                     "shift_conv": dict(M=25_000, K=100)}[kernel]
             assert evaluate_grid(g[kernel], args) == (cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]))
+            if kernel == "conv2d":
+                assert evaluate_grid(g["conv2d_splitk"], args) == (
+                    cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]), tun["SPLITK"])
+                assert evaluate_grid(g["nhwc_to_nchw"], dict(K=100, PQ=49, NB=3)) == (
+                    cdiv(49, tun["TP"]), cdiv(100, tun["TC"]), 3)
             if kernel == "conv2d_nhwc":
                 assert evaluate_grid(g["conv2d_nhwc_splitk"], args) == (
                     cdiv(25_000, tun["TM"]), cdiv(100, tun["TN"]), tun["SPLITK"])

@@ -73,30 +73,34 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf
     """examples/conv2d.tri: implicit-GEMM conv2d (NCHW, a host-built offset table), 3x3 filter,
     ``hw`` x ``hw`` images; size = (N, C, K). No tile or shape -D: the tiles are the cost
     model's, the shape is passed at run time, the grid is the kernel's ``__grid``;
-    ``allow_tf32`` as :func:`_conv_case` says. ``splitk``: the kernel ``conv2d_splitk`` (its
-    SPLITK the cost model's), float Y zeroed before every launch as the example asks of its
-    caller, the memset timed with it."""
-    kernel = "conv2d_splitk" if splitk else "conv2d"
+    ``allow_tf32`` as :func:`_conv_case` says. ``splitk``: the example's split-K path, timed
+    together: the float channels-last workspace zeroed (as the example asks of its caller),
+    ``conv2d_splitk`` adding into it (its SPLITK the cost model's), ``nhwc_to_nchw`` writing
+    Y."""
     R = S = _CONV_RS
     P = (hw + 2 * pad - R) // stride + 1
 
     def inputs(torch, size):
         n, c, k = size
         dt = getattr(torch, dtype)
-        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, torch.float32 if splitk else dt)
+        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, dt)
         i = torch.arange(c * R * S, device="cuda")
         aoff = ((i // (R * S)) * hw * hw + (i // S) % R * hw + i % S).to(torch.int32)
-        return dict(x=x, w=w, aoff=aoff, y=y, bufs=[ybuf])
+        ws = torch.empty(n * P * P * k, device="cuda") if splitk else None
+        return dict(x=x, w=w, aoff=aoff, ws=ws, y=y, bufs=[ybuf])
 
     def launch(mod, torch, a):
         x, w, y = a["x"], a["w"], a["y"]
         n, c = x.shape[:2]
         k = w.shape[0]
         m, crs = n * P * P, c * R * S
+        conv = (m, k, crs, hw, hw, R, S, P, P, stride, stride, pad, pad, c * hw * hw, hw, crs)
         if splitk:
-            y.zero_()
-        getattr(mod, kernel)(x, w, y, a["aoff"], m, k, crs, hw, hw, R, S, P, P, stride, stride, pad, pad,
-                             c * hw * hw, hw, crs, k * P * P, P * P, P)
+            a["ws"].zero_()
+            mod.conv2d_splitk(x, w, a["ws"], a["aoff"], *conv)
+            mod.nhwc_to_nchw(y, a["ws"], k, P * P, n)
+        else:
+            mod.conv2d(x, w, y, a["aoff"], *conv, k * P * P, P * P, P)
         return y
 
     return _conv_case(name, "conv2d", dtype, hw, stride, pad, allow_tf32, inputs, launch)
