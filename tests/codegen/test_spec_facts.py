@@ -83,7 +83,8 @@ def test_a_convolution_stride_is_stride_like():
     conv = Compilation(by_name("conv2d").path, CompileOptions(arch="sm_90", defines=by_name("conv2d").defines,
                                                              specialize=True))
     assert [f.name for f in conv.ttir.functions] == ["conv2d", "conv2d__spec16", "conv2d_splitk",
-                                                      "conv2d_splitk__spec16"]
+                                                      "conv2d_splitk__spec16", "nhwc_to_nchw",
+                                                      "nhwc_to_nchw__spec16"]
 
 
 def copy3d_args(shape, strides_x, strides_y, rng):
