@@ -57,15 +57,19 @@ def _conv_case(name: str, example: str, dtype: str, hw: int, stride: int, pad: i
                 inputs, run, reference, work, tol=tol, allow_tf32=bool(allow_tf32), hint=hint)
 
 
-def _nchw_operands(torch, size, dt, hw: int, p: int, y_dt):
-    """Random NCHW X [N, C, hw, hw] and KCRS W [K, C, R, S] of ``dt`` (W scaled by 1/sqrt(CRS),
-    so Y stays of unit size), and a poisoned NCHW Y [N, K, p, p] of ``y_dt`` with its buffer
-    (:func:`poison`); size = (N, C, K)."""
+def _nchw_operands(torch, size, dtype: str, hw: int, p: int, splitk: bool = False) -> dict:
+    """The convolution cases' inputs for size = (N, C, K): random NCHW ``x`` [N, C, hw, hw] and
+    KCRS ``w`` [K, C, R, S] of ``dtype`` (``w`` scaled by 1/sqrt(CRS), so Y stays of unit size),
+    a poisoned NCHW ``y`` [N, K, p, p] of ``dtype`` with its buffer in ``bufs`` (:func:`poison`),
+    and ``ws``: the split-K paths' float channels-last workspace of N*p*p*K elements (None
+    without ``splitk``)."""
     n, c, k = size
+    dt = getattr(torch, dtype)
     x = torch.randn(n, c, hw, hw, device="cuda", dtype=dt)
     w = (torch.randn(k, c, _CONV_RS, _CONV_RS, device="cuda") / (c * _CONV_RS * _CONV_RS) ** 0.5).to(dt)
-    y, ybuf = poison(torch, (n, k, p, p), y_dt)
-    return x, w, y, ybuf
+    y, ybuf = poison(torch, (n, k, p, p), dt)
+    ws = torch.empty(n * p * p * k, device="cuda") if splitk else None
+    return dict(x=x, w=w, y=y, ws=ws, bufs=[ybuf])
 
 
 def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf32: bool | None = None,
@@ -81,13 +85,9 @@ def _conv2d_case(name: str, dtype: str, hw: int, stride: int, pad: int, allow_tf
     P = (hw + 2 * pad - R) // stride + 1
 
     def inputs(torch, size):
-        n, c, k = size
-        dt = getattr(torch, dtype)
-        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, dt)
-        i = torch.arange(c * R * S, device="cuda")
+        i = torch.arange(size[1] * R * S, device="cuda")
         aoff = ((i // (R * S)) * hw * hw + (i // S) % R * hw + i % S).to(torch.int32)
-        ws = torch.empty(n * P * P * k, device="cuda") if splitk else None
-        return dict(x=x, w=w, aoff=aoff, ws=ws, y=y, bufs=[ybuf])
+        return dict(_nchw_operands(torch, size, dtype, hw, P, splitk), aoff=aoff)
 
     def launch(mod, torch, a):
         x, w, y = a["x"], a["w"], a["y"]
@@ -114,10 +114,8 @@ def _conv2d_krsc_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
     P = (hw + 2 * pad - R) // stride + 1
 
     def inputs(torch, size):
-        n, c, k = size
-        dt = getattr(torch, dtype)
-        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, dt)
-        return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), y=y, bufs=[ybuf])
+        a = _nchw_operands(torch, size, dtype, hw, P)
+        return dict(a, wk=a["w"].permute(0, 2, 3, 1).contiguous())
 
     def launch(mod, torch, a):
         x, y = a["x"], a["y"]
@@ -143,12 +141,10 @@ def _conv2d_nchw_case(name: str, dtype: str, hw: int, stride: int, pad: int, all
     P = (hw + 2 * pad - R) // stride + 1
 
     def inputs(torch, size):
-        n, c, k = size
-        dt = getattr(torch, dtype)
-        x, w, y, ybuf = _nchw_operands(torch, size, dt, hw, P, dt)
-        xt = torch.empty(n, hw, hw, c, device="cuda", dtype=dt)
-        ws = torch.empty(n * P * P * k, device="cuda") if splitk else None
-        return dict(x=x, w=w, wk=w.permute(0, 2, 3, 1).contiguous(), xt=xt, ws=ws, y=y, bufs=[ybuf])
+        n, c, _ = size
+        a = _nchw_operands(torch, size, dtype, hw, P, splitk)
+        xt = torch.empty(n, hw, hw, c, device="cuda", dtype=a["x"].dtype)
+        return dict(a, wk=a["w"].permute(0, 2, 3, 1).contiguous(), xt=xt)
 
     def launch(mod, torch, a):
         x, xt, ws, y = a["x"], a["xt"], a["ws"], a["y"]
