@@ -42,3 +42,14 @@ def test_exit_status_as_the_interpreter_gives_it():
                               "c.main = fake\nc.console_main()")
         assert proc.returncode == status, (code, proc.stderr)
         assert printed in proc.stderr
+
+
+def test_the_collector_stays_off_to_the_end():
+    """:func:`tritonc.cli.main` turns the cyclic collector on again after the command when it was
+    on before; the console script turns it off first, so no collection walks the IR before
+    ``os._exit``."""
+    proc = python_m("-c", "import gc, tritonc.cli as c\n"
+                          "def fake(argv=None): print('collector on:', gc.isenabled(), flush=True)\n"
+                          "c.main = fake\nc.console_main()")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == b"collector on: False"
