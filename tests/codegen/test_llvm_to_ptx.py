@@ -1,6 +1,7 @@
 """tritonc.codegen.target: Target, llvm_to_ptx and its two LLVM traps (module docstring of tritonc/codegen/target.py)."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -243,3 +244,16 @@ def test_prestarted_worker_is_used():
     target_mod.prestart_worker()
     timings: dict[str, float] = {}
     assert ".entry vector_add" in llvm_to_ptx(VECTOR_ADD, Target(), timings=timings)
+
+
+def test_worker_runs_below_the_parent_priority():
+    """The worker lowers its own priority by ``NICE`` (so that, started early, it does not take
+    the front end's core); it still compiles."""
+    target_mod.shutdown_worker()
+    try:
+        assert ".entry vector_add" in llvm_to_ptx(VECTOR_ADD, Target())
+        (worker,) = target_mod._workers._all
+        parent = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, worker._proc.pid) == min(parent + _llvm_worker.NICE, 19)
+    finally:
+        target_mod.shutdown_worker()
