@@ -23,7 +23,7 @@ IR's signless ``arith.constant`` carries.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
@@ -115,7 +115,7 @@ class CType:
     @property
     def element(self) -> "CType":
         """The element type (shape dropped)."""
-        return replace(self, shape=())
+        return CType(self.base, self.pointer) if self.shape else self
 
     @property
     def pointee(self) -> "CType":
@@ -124,7 +124,7 @@ class CType:
         return CType(self.base, False, self.shape)
 
     def with_shape(self, shape: tuple[int, ...]) -> "CType":
-        return replace(self, shape=tuple(shape))
+        return CType(self.base, self.pointer, tuple(shape))
 
     def with_base(self, base: str) -> "CType":
         """The arithmetic type ``base`` with this type's shape."""
