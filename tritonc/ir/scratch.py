@@ -125,14 +125,30 @@ def reduce_scratch(op: Operation) -> int:
     return numel * warps * smem_elem_bytes(src.element)
 
 
+def fma_dot_a_pitch(a_type: TileType) -> int | None:
+    """The row pitch (elements) of a 2-D FMA dot's ``a`` ``[M, K]`` in its scratch, where it is
+    staged transposed, ``[K, M]`` (a column of ``a``, what one ``k`` of the product reads, is a
+    contiguous row): ``M`` plus 16 bytes of padding, so that rows stay 16-byte aligned and a
+    warp's stores of a ``[M, K]`` tile whose lanes run along ``K`` fall in more banks (4-way
+    conflicts for a 128-row float tile, instead of 8). ``None`` for a batched dot (``a``
+    staged row-major)."""
+    if a_type.rank != 2:
+        return None
+    return a_type.shape[0] + 16 // smem_elem_bytes(a_type.element)
+
+
 def fma_dot_b_offset(a_type: TileType) -> int:
-    """Where an FMA dot's ``b`` operand starts in its scratch: after ``a``, 16-byte aligned."""
-    return (a_type.numel * smem_elem_bytes(a_type.element) + 15) // 16 * 16
+    """Where an FMA dot's ``b`` operand starts in its scratch: after ``a`` (transposed and
+    padded for a 2-D dot, :func:`fma_dot_a_pitch`), 16-byte aligned."""
+    pitch = fma_dot_a_pitch(a_type)
+    elems = a_type.numel if pitch is None else a_type.shape[1] * pitch
+    return (elems * smem_elem_bytes(a_type.element) + 15) // 16 * 16
 
 
 def dot_scratch(op: Operation) -> int:
-    """``tt.dot``: 0 on tensor cores (an mma layout); an FMA dot stages both operands:
-    ``numel(a) * bytes(a)`` rounded up to 16, plus ``numel(b) * bytes(b)``."""
+    """``tt.dot``: 0 on tensor cores (an mma layout); an FMA dot stages both operands: ``a``
+    (:func:`fma_dot_b_offset` bytes: transposed and padded for a 2-D dot, else ``numel(a) *
+    bytes(a)``, rounded up to 16), then ``numel(b) * bytes(b)``."""
     if isinstance(op.result.type.layout, MmaLayout):
         return 0
     a, b, _ = op.operands

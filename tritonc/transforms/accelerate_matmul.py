@@ -44,7 +44,16 @@ dots' mma v2 layouts stack the warps along M (:func:`chain_warps`) and the secon
 only renumbers registers (mma.sync), and on sm_90a the wgmma reads A from registers
 (``codegen/llvm/dot_wgmma.py``).
 
-Then two clean-ups keep the accumulator in registers in the mma layout:
+**Dots on CUDA cores** (2-D, not eligible: ``f32`` operands without TF32, say) get the
+accumulator layout of :func:`fma_layout` instead of the one ``assign-layouts`` gave them (the
+store's, whose rows a thread holds 4 apart): each warp owns whole rows of the tile, a thread
+``M / num_warps`` consecutive rows and ``4`` consecutive columns (fewer for ``N`` under 128)
+at a time, so ``codegen/llvm/dot_fma.py`` reads each ``k``'s column of A (staged transposed)
+and row of B 16 bytes at a time. The accumulator is converted like an mma one (step 3 and the
+loop-carried clean-up below): once before the loop, once after it.
+
+Then two clean-ups keep the accumulator in registers in the mma layout (and the loop-carried
+one, in the FMA layout):
 
 * **loop-carried accumulators**: an ``scf.for`` iteration argument whose uses are all
   conversions to one mma layout and whose yielded value is a conversion from that layout is
@@ -274,6 +283,39 @@ def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = N
     dot.erase()
 
 
+def fma_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLayout | None:
+    """The accumulator layout of an ``[M, N]`` dot on CUDA cores (module docstring), or
+    ``None`` where the tile has too few rows for the warps (``M % num_warps``) or ``N`` is not
+    a multiple of 32: ``size_per_thread = [M / num_warps, v]``, ``threads_per_warp = [1, 32]``,
+    ``warps_per_cta = [num_warps, 1]``, ``v`` the largest of 4, 2, 1 with ``32 v`` dividing
+    ``N`` (a thread's columns repeat every ``32 v``). All lanes of a warp share their rows, so
+    a load of A is one broadcast; the lanes' columns are consecutive, so a load of B is one
+    contiguous 128 * v-byte row. Per ``k`` a thread loads ``M / num_warps / 4`` vectors of A and
+    ``N / 128`` of B for ``M * N / (32 num_warps)`` FMAs; with the rows 4 apart (the store's
+    layout) it was one scalar load per row."""
+    if len(shape) != 2 or shape[0] % num_warps:
+        return None
+    M, N = shape
+    v = next((v for v in (4, 2, 1) if N % (32 * v) == 0), None)
+    if v is None:
+        return None
+    return BlockedLayout((M // num_warps, v), (1, 32), (num_warps, 1), (1, 0))
+
+
+def rewrite_fma_dot(dot: Operation, layout: BlockedLayout) -> None:
+    """Give dot ``dot`` (staying on CUDA cores) the accumulator and result ``layout``: its
+    accumulator converted into it, its result converted back for the old users."""
+    a, b, acc = dot.operands
+    old = dot.result.type
+    builder = Builder().before(dot)
+    c2 = _convert(builder, acc, layout)
+    new = builder.create("tt.dot", [a, b, c2], [old.with_layout(layout)], dict(dot.attrs),
+                         name_hint=dot.result.name)
+    back = builder.value("ttg.convert_layout", [new.result], old)
+    dot.result.replace_all_uses_with(back)
+    dot.erase()
+
+
 # -- chained dots (flash attention: p = f(q @ k); acc += p @ v) ---------------------------
 
 #: Ops looked through backward from a dot's A operand to find the dot that computes it.
@@ -347,7 +389,9 @@ def _is_convert(op: Operation | None) -> bool:
     return op is not None and op.name == "ttg.convert_layout"
 
 
-def _retype_loop_args(f: Function) -> bool:
+def _retype_loop_args(f: Function, accumulator_layouts: frozenset = frozenset()) -> bool:
+    """The loop-carried clean-up (module docstring) for the mma layouts and
+    ``accumulator_layouts`` (those of the dots on CUDA cores)."""
     changed = False
     for loop in [op for op in f.walk() if op.name == "scf.for"]:
         body = loop.regions[0].block
@@ -356,7 +400,8 @@ def _retype_loop_args(f: Function) -> bool:
             if not isinstance(arg.type, TileType) or not arg.uses:
                 continue
             users = [u for u, _ in arg.uses]
-            if not all(_is_convert(u) and isinstance(u.result.type.layout, MmaLayout) for u in users):
+            if not all(_is_convert(u) and (isinstance(u.result.type.layout, MmaLayout)
+                                           or u.result.type.layout in accumulator_layouts) for u in users):
                 continue
             mma = users[0].result.type.layout
             if any(u.result.type.layout != mma for u in users):
@@ -475,14 +520,21 @@ class AccelerateMatmul(Pass):
         changed = False
         for f in module.functions:
             chain = chained_dots(f, self.allow_tf32)
+            fma_layouts = set()
             for dot in [op for op in f.walk() if op.name == "tt.dot"]:
                 kw = eligible(dot, self.allow_tf32)
+                warps = module.num_warps_of(f, num_warps)
                 if kw is not None:
-                    warps = module.num_warps_of(f, num_warps)
                     n = wgmma_eligible(dot, warps) if wgmma else None
                     rewrite_dot(dot, warps, kw, n, chain)
                     changed = True
+                elif not isinstance(dot.result.type.layout, MmaLayout):
+                    layout = fma_layout(tuple(dot.result.type.shape), warps)
+                    if layout is not None and layout != dot.result.type.layout:
+                        rewrite_fma_dot(dot, layout)
+                        fma_layouts.add(layout)
+                        changed = True
             if changed:
-                _retype_loop_args(f)
+                _retype_loop_args(f, frozenset(fma_layouts))
                 _sink_conversions(f)
         return changed
