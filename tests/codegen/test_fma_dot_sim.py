@@ -47,6 +47,7 @@ def test_fma_layout_rows_per_warp_and_vector_columns():
     assert fma_layout((2, 64), 4) is None   # fewer rows than warps
     assert fma_layout((64, 16), 4) is None  # under 32 columns
     assert fma_layout((64, 64, 2), 4) is None  # batched: unchanged
+    assert fma_layout((64, 64, 1), 4) == BlockedLayout((16, 2, 1), (1, 32, 1), (4, 1, 1), (1, 0, 2))
 
 
 def test_the_k_loop_reads_vectors():
@@ -59,3 +60,25 @@ def test_the_k_loop_reads_vectors():
                                      num_warps=4, num_stages=1, arch="sm_90")).ptx
     assert "ld.shared.v4.b32" in ptx
     assert "ld.shared.b32" not in ptx and "ld.shared.f32" not in ptx
+
+
+def test_a_batched_dot_of_one_element_reads_vectors_too():
+    """examples/bmm.tri in float at TB=1: the [128, 128, 1] accumulator gets the FMA layout
+    and the k loop reads vectors; the result is right on ragged sizes."""
+    import numpy as np
+
+    from tritonc.simt import run_kernel
+    from tritonc.tools.examples import by_name
+
+    comp = Compilation(by_name("bmm").path, CompileOptions(
+        defines={"TM": "32", "TN": "64", "TK": "16", "TB": "1"}, num_warps=2, num_stages=1, arch="sm_90"))
+    assert "size_per_thread=[16,2,1]" in print_module(comp.ttgir)
+    assert "ld.shared.v2.b32" in comp.ptx
+    rng = np.random.default_rng(1)
+    nb, m, n, k = 3, 40, 70, 24
+    a = rng.standard_normal((nb, m, k)).astype(np.float32)
+    b = rng.standard_normal((nb, k, n)).astype(np.float32)
+    c = np.full((nb, m, n), np.nan, np.float32)
+    grid = (-(-m // 32), -(-n // 64), nb)
+    run_kernel(comp.ttgir, "bmm", grid, [a, b, c, m, n, k, nb, m * k, k, k * n, n, m * n, n], arch="sm_90")
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)

@@ -131,8 +131,8 @@ def fma_dot_a_pitch(a_type: TileType) -> int | None:
     contiguous row): ``M`` plus 16 bytes of padding, so that rows stay 16-byte aligned and a
     warp's stores of a ``[M, K]`` tile whose lanes run along ``K`` fall in more banks (4-way
     conflicts for a 128-row float tile, instead of 8). ``None`` for a batched dot (``a``
-    staged row-major)."""
-    if a_type.rank != 2:
+    staged row-major; one batch element, ``[M, K, 1]``, is staged as a 2-D one)."""
+    if a_type.rank < 2 or any(d != 1 for d in a_type.shape[2:]):
         return None
     return a_type.shape[0] + 16 // smem_elem_bytes(a_type.element)
 

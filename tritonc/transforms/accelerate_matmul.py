@@ -285,21 +285,24 @@ def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = N
 
 def fma_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLayout | None:
     """The accumulator layout of an ``[M, N]`` dot on CUDA cores (module docstring), or
-    ``None`` where the tile has too few rows for the warps (``M % num_warps``) or ``N`` is not
-    a multiple of 32: ``size_per_thread = [M / num_warps, v]``, ``threads_per_warp = [1, 32]``,
+    ``None`` where the tile has too few rows for the warps (``M % num_warps``), ``N`` is not
+    a multiple of 32 or the dot is batched over more than one element (a ``[M, N, 1]`` tile
+    gets the same layout, with size-1 batch axes): ``size_per_thread = [M / num_warps, v]``, ``threads_per_warp = [1, 32]``,
     ``warps_per_cta = [num_warps, 1]``, ``v`` the largest of 4, 2, 1 with ``32 v`` dividing
     ``N`` (a thread's columns repeat every ``32 v``). All lanes of a warp share their rows, so
     a load of A is one broadcast; the lanes' columns are consecutive, so a load of B is one
     contiguous 128 * v-byte row. Per ``k`` a thread loads ``M / num_warps / 4`` vectors of A and
     ``N / 128`` of B for ``M * N / (32 num_warps)`` FMAs; with the rows 4 apart (the store's
     layout) it was one scalar load per row."""
-    if len(shape) != 2 or shape[0] % num_warps:
+    if len(shape) < 2 or any(d != 1 for d in shape[2:]) or shape[0] % num_warps:
         return None
-    M, N = shape
+    M, N = shape[:2]
     v = next((v for v in (4, 2, 1) if N % (32 * v) == 0), None)
     if v is None:
         return None
-    return BlockedLayout((M // num_warps, v), (1, 32), (num_warps, 1), (1, 0))
+    ones = (1,) * (len(shape) - 2)  # a batched dot of one batch element: its batch axes
+    return BlockedLayout((M // num_warps, v) + ones, (1, 32) + ones, (num_warps, 1) + ones,
+                         (1, 0) + tuple(range(2, len(shape))))
 
 
 def rewrite_fma_dot(dot: Operation, layout: BlockedLayout) -> None:

@@ -159,6 +159,27 @@ def _warps_per_tile(m: int, n: int, num_warps: int) -> tuple[int, int]:
     return warps_per_tile((m, n), num_warps)
 
 
+def _fma_issue_share(tile: DotTile, num_warps: int) -> float:
+    """The share of a thread's issue slots that are FMAs, for a dot on CUDA cores: per ``k``,
+    its ``r * c`` FMAs (``r`` rows and ``c`` columns of the accumulator a thread holds in
+    :func:`~tritonc.transforms.accelerate_matmul.fma_layout`) share the slots with the
+    16-byte shared-memory loads of its ``r`` rows of A and ``c`` columns of B, and per loop
+    trip with its share of the stores that stage both operands (one element each). Bigger
+    tiles a thread (more FMAs per load) and a thread's share of bigger CTA tiles (fewer stores
+    per FMA) rank higher. 1.0 where the layout does not apply (a batched dot)."""
+    from ..transforms.accelerate_matmul import fma_layout
+
+    lay = fma_layout((tile.m, tile.n), num_warps) if tile.batch == 1 else None
+    if lay is None:
+        return 1.0
+    rows, cols = lay.size_per_thread
+    reps = tile.n // (32 * cols)  # a thread's columns repeat every 32 * cols
+    fmas = rows * cols * reps
+    loads = math.ceil(rows * tile.a_bytes / 16) + reps * math.ceil(cols * tile.b_bytes / 16)
+    stores = (tile.m + tile.n) * tile.k / (32 * num_warps)
+    return fmas * tile.k / ((fmas + loads) * tile.k + stores)
+
+
 def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
                  problem: dict[str, int]) -> tuple[DotEstimate | None, str | None]:
     """The model (module docstring, steps 1-5) for one dot; ``(None, reason)`` when rejected."""
@@ -183,8 +204,11 @@ def estimate_dot(tile: DotTile, num_warps: int, num_stages: int, gpu: GpuModel,
         frag = math.ceil((tile.m // wm) * kslice * tile.a_bytes / 128) + math.ceil((tile.n // wn) * kslice * tile.b_bytes / 128)
         registers = acc_regs + nb * frag + 32
     else:
-        instruction, flops = "FMA", gpu.fma_flops
-        registers = acc_regs + 32
+        instruction, flops = "FMA", gpu.fma_flops * _fma_issue_share(tile, num_warps)
+        # the operand tiles, loaded into registers and then staged in shared memory, live
+        # with the accumulator
+        registers = acc_regs + math.ceil(nb * (tile.m * tile.k * tile.a_bytes + tile.k * tile.n * tile.b_bytes)
+                                         / 4 / threads) + 32
     # a gather under 4 bytes is staged through registers a trip ahead (cp.async needs 4 bytes)
     gathered_elems = nb * (tile.m * tile.k * tile.gather_a + tile.k * tile.n * tile.gather_b)
     staged = nb * (tile.m * tile.k * (tile.gather_a and tile.a_bytes < 4)

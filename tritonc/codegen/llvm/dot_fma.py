@@ -6,7 +6,7 @@ Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trai
 
 1. ``a`` and ``b`` are staged in the op's scratch, ``b`` after ``a`` (16-byte aligned): each
    canonical register stores its element, then ``bar.sync``. ``b`` is row-major; ``a`` is
-   transposed for a 2-D dot, ``[K, M]`` with rows padded to ``M`` plus 16 bytes
+   transposed for a 2-D dot (or one of a single batch element), ``[K, M]`` with rows padded to ``M`` plus 16 bytes
    (:func:`~tritonc.ir.scratch.fma_dot_a_pitch`), so that the ``a`` elements one ``k`` needs are
    a contiguous row; row-major for a batched dot.
 2. Each thread runs a loop over ``k`` (an LLVM loop with one phi per accumulator register;
@@ -70,13 +70,13 @@ def _stage(lw: KernelLowering, regs, tile, base: int, pitch: int | None = None) 
 
 def _runs(dist: Distribution, dim: int, max_vec: int, stride: int) -> tuple[int, list[int]] | None:
     """``(v, starts)``: the distinct offsets along ``dim`` of a thread's registers of an
-    accumulator in a blocked layout that does not wrap, as runs of ``v`` consecutive ones
+    accumulator in a blocked layout that does not wrap (2-D, or batch axes of size 1), as runs of ``v`` consecutive ones
     starting at ``starts`` (each a multiple of ``v``), ``v`` the largest power of two up to
     ``max_vec`` dividing ``size_per_thread[dim]`` and ``stride`` (the elements between two
     ``k``s in the scratch); ``None`` where the layout is not such a one."""
     lay = dist.blocked
-    if not isinstance(lay, BlockedLayout) or dist.dims != (0, 1) or dist.wraps(0) or dist.wraps(1) \
-            or any(dist.offsets[0]):
+    if not isinstance(lay, BlockedLayout) or dist.dims[:2] != (0, 1) or any(d != 1 for d in dist.pshape[2:]) \
+            or dist.replicated or any(dist.offsets[0]):
         return None
     v = max_vec
     while v > 1 and (lay.size_per_thread[dim] % v or stride % v):
