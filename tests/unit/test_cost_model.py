@@ -488,3 +488,34 @@ def test_conv2d_nhwc_splitk_is_chosen_for_a_small_output():
                                              hint=dict(M=25088 * 16, N=128, K=1152)))
     assert small.tunables["SPLITK"] > 1
     assert large.tunables["SPLITK"] == 1
+
+
+# ----------------------------------------------------------------------------- FMA dots
+
+def fma_tile(m, n, k):
+    """An f32 ``[m, k] @ [k, n]`` dot without TF32: CUDA cores."""
+    return wl.DotTile("k", m, n, k, 4, 4, 4, None, False, ((4, None), (8, None)), True)
+
+
+def test_fma_issue_share_prefers_more_fmas_per_load_and_store():
+    """128x256 at 8 warps (a thread 16 rows and 2 x 4 columns: 4 + 2 vector loads for 128 FMAs
+    a k) ranks above 128x128 at 4 (32 rows, 4 columns: 8 + 1 loads for 128), which ranks above
+    128x128 at 8 (5 loads for 64): the order measured on an H100 at 4096^3 (0.81x, 0.75x,
+    0.67x cuBLAS; benchmarks/RESULTS.md, session 15)."""
+    share = {(m, n, w): cm._fma_issue_share(fma_tile(m, n, 32), w) for m, n, w in
+             ((128, 256, 8), (128, 128, 4), (128, 128, 8))}
+    assert share[(128, 256, 8)] > share[(128, 128, 4)] > share[(128, 128, 8)]
+    assert cm._fma_issue_share(dataclasses.replace(fma_tile(128, 128, 32), batch=2), 4) == 1.0
+
+
+def test_fma_registers_count_the_staged_operand_tiles():
+    e = est(fma_tile(128, 256, 64), 8, 2)  # 128 + 96 + 32: spilled 80 bytes when it was taken
+    assert not e.feasible and "it would spill" in e.reason
+    assert est(fma_tile(128, 256, 32), 8, 4).feasible
+
+
+def test_fp32_matmul_default_build_is_the_measured_best():
+    src = (ROOT / "examples" / "matmul.tri").read_text().replace("half", "float")
+    comp = Compilation(src, CompileOptions(arch="sm_90a"))
+    comp._frontend
+    assert chosen(comp) == (128, 256, 32, 8, 4)

@@ -12,13 +12,16 @@ The model, per configuration (``TM x TN x TK`` dot tile, ``W`` warps, ``S`` stag
 1. **Instruction**: ``wgmma.mma_async m64nNk16`` when the target has it and
    :func:`~tritonc.transforms.accelerate_matmul.wgmma_eligible` accepts the dot at ``W`` warps
    (warp groups of 4 warps, ``TM`` a multiple of ``16 * W``, ``N <= 256``, ``TK >= 32``); else
-   ``mma.sync m16n8k16`` when the operand types allow (PTX ISA 9.7.14); else FMA.
+   ``mma.sync m16n8k16`` when the operand types allow (PTX ISA 9.7.14); else FMA, at the
+   share of the issue slots its FMAs get next to its operand loads and staging stores
+   (:func:`_fma_issue_share`).
 2. **Hard limits** (a configuration over one is rejected, with the reason):
    shared memory ``max(S, 1) * (TM*TK*a + TK*TN*b)`` bytes (the operand rings that
    ``software-pipeline`` allocates) against the per-CTA limit; registers per thread, estimated
    as the accumulator's ``TM*TN*4 / (32 W)`` bytes / 4 (at most 128 with wgmma, whose operands
    stay in shared memory) plus, on mma.sync, the operand fragments of a 32-deep K slice of the
-   warp's tile and 32 registers of addresses and indices (at most 255, the ISA limit);
+   warp's tile, on FMA the operand tiles (staged through registers), and 32 registers of
+   addresses and indices (at most 255, the ISA limit);
    ``32 W <= 1024`` threads.
 3. **Occupancy** ``c``: CTAs per SM, the least of what shared memory, registers (rounded up to
    8 per thread), threads (2048 per SM) and the CTA slot limit allow.
