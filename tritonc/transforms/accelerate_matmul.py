@@ -3,8 +3,9 @@
 
 Preconditions: ttg IR (every tile has a layout, after ``assign-layouts``). Postconditions: each
 eligible dot has an :class:`~tritonc.ir.layouts.MmaLayout` accumulator and result, and
-:class:`~tritonc.ir.layouts.DotOperandLayout` operands read from swizzled shared memory;
-everything else is unchanged. Preserves: nothing.
+:class:`~tritonc.ir.layouts.DotOperandLayout` operands read from swizzled shared memory; a 2-D
+dot that stays on CUDA cores has the accumulator and result layout of :func:`fma_layout` where
+one applies; everything else is unchanged. Preserves: nothing.
 
 Eligible (Triton's ``AccelerateMatmul.cpp`` for mma v2; PTX ISA 9.7.14.5.14): a 2-D ``tt.dot``
 ``[M, K] @ [K, N] + [M, N]`` with ``M`` a multiple of 16 and ``N`` of 8, and operands/accumulator
