@@ -276,8 +276,15 @@ def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = N
     else:
         a2 = _operand(builder, dot, 0, mma, kw)
     b2 = _operand(builder, dot, 1, mma, kw)
+    _replace_dot(builder, dot, [a2, b2, c2], mma)
+
+
+def _replace_dot(builder: Builder, dot: Operation, operands: list, layout: Layout) -> None:
+    """Replace ``dot`` by a dot of ``operands`` with its result in ``layout``, converted back
+    to the old layout for the old users."""
+    old = dot.result.type
     builder.before(dot)
-    new = builder.create("tt.dot", [a2, b2, c2], [old.with_layout(mma)], dict(dot.attrs),
+    new = builder.create("tt.dot", operands, [old.with_layout(layout)], dict(dot.attrs),
                          name_hint=dot.result.name)
     back = builder.value("ttg.convert_layout", [new.result], old)
     dot.result.replace_all_uses_with(back)
@@ -285,16 +292,19 @@ def rewrite_dot(dot: Operation, num_warps: int, kw: int, wgmma_n: int | None = N
 
 
 def fma_layout(shape: tuple[int, ...], num_warps: int) -> BlockedLayout | None:
-    """The accumulator layout of an ``[M, N]`` dot on CUDA cores (module docstring), or
-    ``None`` where the tile has too few rows for the warps (``M % num_warps``), ``N`` is not
-    a multiple of 32 or the dot is batched over more than one element (a ``[M, N, 1]`` tile
-    gets the same layout, with size-1 batch axes): ``size_per_thread = [M / num_warps, v]``, ``threads_per_warp = [1, 32]``,
+    """The accumulator layout of an ``[M, N]`` dot on CUDA cores (module docstring):
+    ``size_per_thread = [M / num_warps, v]``, ``threads_per_warp = [1, 32]``,
     ``warps_per_cta = [num_warps, 1]``, ``v`` the largest of 4, 2, 1 with ``32 v`` dividing
-    ``N`` (a thread's columns repeat every ``32 v``). All lanes of a warp share their rows, so
-    a load of A is one broadcast; the lanes' columns are consecutive, so a load of B is one
-    contiguous 128 * v-byte row. Per ``k`` a thread loads ``M / num_warps / 4`` vectors of A and
-    ``N / 128`` of B for ``M * N / (32 num_warps)`` FMAs; with the rows 4 apart (the store's
-    layout) it was one scalar load per row."""
+    ``N`` (a thread's columns repeat every ``32 v``); a ``[M, N, 1]`` tile (a batched dot of
+    one batch element) gets the same with size-1 batch axes. ``None`` where the tile has too
+    few rows for the warps (``M % num_warps``), ``N`` is not a multiple of 32, or the dot is
+    batched over more than one element.
+
+    All lanes of a warp share their rows, so a read of A is one broadcast; the lanes' columns
+    are consecutive, so a read of B is one contiguous run of ``32 v`` elements. Per ``k`` a
+    thread reads its ``M / num_warps`` rows of A and ``N / 32`` columns of B, 16 bytes at a
+    time, for ``M * N / (32 num_warps)`` FMAs; with its rows 4 apart (the store's layout, which
+    ``assign-layouts`` gives the dot) each row was one scalar load."""
     if len(shape) < 2 or any(d != 1 for d in shape[2:]) or shape[0] % num_warps:
         return None
     M, N = shape[:2]
@@ -310,14 +320,8 @@ def rewrite_fma_dot(dot: Operation, layout: BlockedLayout) -> None:
     """Give dot ``dot`` (staying on CUDA cores) the accumulator and result ``layout``: its
     accumulator converted into it, its result converted back for the old users."""
     a, b, acc = dot.operands
-    old = dot.result.type
     builder = Builder().before(dot)
-    c2 = _convert(builder, acc, layout)
-    new = builder.create("tt.dot", [a, b, c2], [old.with_layout(layout)], dict(dot.attrs),
-                         name_hint=dot.result.name)
-    back = builder.value("ttg.convert_layout", [new.result], old)
-    dot.result.replace_all_uses_with(back)
-    dot.erase()
+    _replace_dot(builder, dot, [a, b, _convert(builder, acc, layout)], layout)
 
 
 # -- chained dots (flash attention: p = f(q @ k); acc += p @ v) ---------------------------
@@ -407,22 +411,22 @@ def _retype_loop_args(f: Function, accumulator_layouts: frozenset = frozenset())
             if not all(_is_convert(u) and (isinstance(u.result.type.layout, MmaLayout)
                                            or u.result.type.layout in accumulator_layouts) for u in users):
                 continue
-            mma = users[0].result.type.layout
-            if any(u.result.type.layout != mma for u in users):
+            layout = users[0].result.type.layout
+            if any(u.result.type.layout != layout for u in users):
                 continue
             yielded = yield_op.operands[j]
             src = getattr(yielded, "op", None)
-            if not (_is_convert(src) and src.parent is body and src.operands[0].type.layout == mma):
+            if not (_is_convert(src) and src.parent is body and src.operands[0].type.layout == layout):
                 continue
             old_type = arg.type
-            new_type = old_type.with_layout(mma)
+            new_type = old_type.with_layout(layout)
             builder = Builder().before(loop)
             init = loop.operands[3 + j]
             init_op = getattr(init, "op", None)
             if init_op is not None and init_op.name == "arith.constant" and not isinstance(init_op.attrs["value"], list):
                 new_init = builder.constant(init_op.attrs["value"], new_type)
             else:
-                new_init = _convert(builder, init, mma)
+                new_init = _convert(builder, init, layout)
             loop.set_operand(3 + j, new_init)
             arg.type = new_type
             for u in users:
