@@ -6,8 +6,8 @@ Shapes ``a: [M, K, *B]``, ``b: [K, N, *B]``, ``acc``/result ``[M, N, *B]`` (trai
 
 1. ``a`` and ``b`` are staged in the op's scratch, ``b`` after ``a`` (16-byte aligned): each
    canonical register stores its element, then ``bar.sync``. ``b`` is row-major; ``a`` is
-   transposed for a 2-D dot (or one of a single batch element), ``[K, M]`` with rows padded to ``M`` plus 16 bytes
-   (:func:`~tritonc.ir.scratch.fma_dot_a_pitch`), so that the ``a`` elements one ``k`` needs are
+   transposed for a 2-D dot (or one of a single batch element), ``[K, M]`` with rows padded
+   to ``M`` plus 16 bytes (:func:`~tritonc.ir.scratch.fma_dot_a_pitch`), so that the ``a`` elements one ``k`` needs are
    a contiguous row; row-major for a batched dot.
 2. Each thread runs a loop over ``k`` (an LLVM loop with one phi per accumulator register;
    LLVM's unroller decides how far to unroll): for every distinct row ``(m, batch)`` of its
@@ -70,8 +70,8 @@ def _stage(lw: KernelLowering, regs, tile, base: int, pitch: int | None = None) 
 
 def _runs(dist: Distribution, dim: int, max_vec: int, stride: int) -> tuple[int, list[int]] | None:
     """``(v, starts)``: the distinct offsets along ``dim`` of a thread's registers of an
-    accumulator in a blocked layout that does not wrap (2-D, or batch axes of size 1), as runs of ``v`` consecutive ones
-    starting at ``starts`` (each a multiple of ``v``), ``v`` the largest power of two up to
+    accumulator in a blocked layout that does not wrap (2-D, or batch axes of size 1), as runs
+    of ``v`` consecutive ones starting at ``starts`` (each a multiple of ``v``), ``v`` the largest power of two up to
     ``max_vec`` dividing ``size_per_thread[dim]`` and ``stride`` (the elements between two
     ``k``s in the scratch); ``None`` where the layout is not such a one."""
     lay = dist.blocked
@@ -157,17 +157,18 @@ def lower_fma_dot(lw: KernelLowering, op: Operation) -> None:
         b_first = lw.scratch_address(b_base, b.mul(coords[0][1], const(I32, b_bytes)))
         reg_rows = [o[0] for o in cdist.offsets]
         reg_cols = [o[1] for o in cdist.offsets]
-    for c in coords if not vector else ():
-        ka = (id(c[0]),) + tuple(id(x) for x in c[2:])
-        kb = (id(c[1]),) + tuple(id(x) for x in c[2:])
-        if ka not in a_rows:
-            idx = c[0] if pitch is not None else b.add(b.mul(c[0], const(I32, K * nb)), batch_lin(c))
-            a_rows[ka] = lw.scratch_address(a_base, b.mul(idx, const(I32, a_bytes)))
-        if kb not in b_cols:
-            idx = b.add(b.mul(c[1], const(I32, nb)), batch_lin(c))
-            b_cols[kb] = b.add(b.mul(idx, const(I32, b_bytes)), const(I32, b_base))
-        reg_rows.append(ka)
-        reg_cols.append(kb)
+    else:
+        for c in coords:
+            ka = (id(c[0]),) + tuple(id(x) for x in c[2:])
+            kb = (id(c[1]),) + tuple(id(x) for x in c[2:])
+            if ka not in a_rows:
+                idx = c[0] if pitch is not None else b.add(b.mul(c[0], const(I32, K * nb)), batch_lin(c))
+                a_rows[ka] = lw.scratch_address(a_base, b.mul(idx, const(I32, a_bytes)))
+            if kb not in b_cols:
+                idx = b.add(b.mul(c[1], const(I32, nb)), batch_lin(c))
+                b_cols[kb] = b.add(b.mul(idx, const(I32, b_bytes)), const(I32, b_base))
+            reg_rows.append(ka)
+            reg_cols.append(kb)
 
     init = lw.get(acc)
     pre = b.block
