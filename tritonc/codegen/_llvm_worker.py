@@ -54,7 +54,6 @@ def _llvm():
         llvm.initialize_all_asmprinters()
         # 32-bit shared/const/local pointers; must precede the first target machine.
         llvm.set_option("", "--nvptx-short-ptr")
-        llvm.set_option("", "-opt-disable=slsr")
         _initialized = True
     return llvm
 
