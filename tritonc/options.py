@@ -95,6 +95,8 @@ class CodegenOptions:
     slice_prefetch: str = _flag("auto", "pipelined mma.sync loops: split the dot into K slices and "
                                         "prefetch the next one ('auto': where the registers allow)",
                                 ON_OFF_AUTO)
+    pipeline_memory_loads: bool = _flag(True, "loops without a dot: copy their tile loads num_stages - 1 "
+                                              "trips ahead with cp.async into shared-memory rings")
     wgmma_in_flight: bool = _flag(True, "pipelined wgmma loops: leave each trip's wgmma running into "
                                         "the next trip (wgmma.wait_group 1)")
     wgmma_copies_after_dot: bool = _flag(True, "pipelined wgmma loops with a wgmma in flight: issue the "
