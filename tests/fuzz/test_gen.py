@@ -64,3 +64,27 @@ def test_unit_strides_become_parameters_in_spec16_mode():
     assert b.int_value(3, "s") == "3" and b.int_value(1, "n") == "1"
     assert b.int_value(32, "s") == "s2"
     assert [(p.name, p.value) for p in b.params] == [("s1", 1), ("s2", 32)]
+
+
+@seed(16)
+@settings(max_examples=12, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(programs(fragments=("row_loop",), archs=("sm_90",)))
+def test_row_loop_fragment_agrees_in_the_simulator(program):
+    """The loop over rows (``frag_row_loop``): its X is ``__noalias __readonly``, so its loads
+    may go ahead of the trip's stores; the simulator (cp.async rings where the options
+    pipeline it) agrees with the interpreter."""
+    from tritonc.fuzz.runner import check_program
+
+    assert "__noalias __readonly" in program.source
+    check_program(program, "sim")
+
+
+def test_row_loop_fragment_is_pipelined():
+    """At 3 stages on sm_90 with 16-byte rows, the row loads go through rings."""
+    from hypothesis import find
+    from tritonc.ir.printer import print_module
+
+    program = find(programs(fragments=("row_loop",), archs=("sm_90",)),
+                   lambda p: p.options["num_stages"] >= 2 and "float *X" in p.source,
+                   settings=settings(database=None, max_examples=200))
+    assert "async_copy_global_to_local" in print_module(compile_program(program).ttgir)

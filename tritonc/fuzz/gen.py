@@ -209,6 +209,41 @@ def frag_loop(b: Builder) -> None:
     b.store(Ex(acc, at, shape, alo, ahi, err))
 
 
+def frag_row_loop(b: Builder) -> None:
+    """Layernorm backward's loop over rows: program instance ``pid`` takes rows ``pid``,
+    ``pid + instances``, ...; each trip loads a ragged row (``cols < n``) through a
+    ``__noalias __readonly`` pointer, reduces it, stores the row's result and an element-wise
+    row, and accumulates the rows; the accumulator is stored after the loop. Its loads may go
+    ahead of the trip's stores, so ``software-pipeline`` copies them ``num_stages - 1`` trips
+    ahead through shared rings (``PipelinePlanner.memory_plan``) where ``cp.async`` can copy
+    them. Values are multiples of 1/8 in [-2, 2]: every sum is exact."""
+    draw = b.draw
+    width = draw(st.sampled_from([32, 64, 128, 256]))
+    rows = draw(st.integers(0, 9))
+    t = draw(st.sampled_from([C.F32, C.F16]))
+    stride = width * draw(st.sampled_from([1, 1, 2]))
+    n = draw(st.integers(1, width))
+    x = b.buffer(t, max(rows, 1) * stride, ("grid", -2.0, 2.0, 0.125), prefix="X")
+    b.params[-1].qualifiers = "__noalias __readonly"
+    op = draw(st.sampled_from(["+", "max"]))
+    red_out = b.buffer(C.F32, max(rows, 1), ("poison",), "exact", prefix="OUT")
+    row_out = b.buffer(C.F32, max(rows, 1) * width, ("poison",), "exact", prefix="OUT")
+    acc_out = b.buffer(C.F32, b.instances * width, ("poison",), "exact", prefix="OUT")
+    cols, m, acc, row, v = b.fresh("c"), b.fresh("m"), b.fresh("acc"), b.fresh("row"), b.fresh("x")
+    nn, mm, ss = b.int_value(n), b.int_value(rows), b.int_value(stride, "s")
+    b.line(f"int {cols}[{width}] = 0 ... {width};")
+    b.line(f"bool {m}[{width}] = {cols} < {nn};")
+    b.line(f"float {acc}[{width}] = 0;")
+    b.line(f"for (int {row} = pid; {row} < {mm}; {row} += {b.instances}) {{")
+    b.line(f"  float {v}[{width}] = {m} ? *({x} + {row} * {ss} + {cols}) : 0;")
+    b.line(f"  *({red_out} + {row}) = {v}[{op}];")
+    b.line(f"  *?({m})({row_out} + {row} * {width} + {cols}) = {v} * 2 - 1;")
+    b.line(f"  {acc} += {v};")
+    b.line("}")
+    b.line(f"*({acc_out} + pid * {width} + {cols}) = {acc};")
+    b.features.append(f"row_loop:{op}")
+
+
 #: ``a pred b`` is ``b _FLIPPED[pred] a``.
 _FLIPPED = {"<=": ">=", "<": ">", ">": "<", ">=": "<="}
 
@@ -381,6 +416,7 @@ FRAGMENTS = {
     "flash_attention": frag_flash_attention,
     "bmm": frag_bmm,
     "loop": frag_loop,
+    "row_loop": frag_row_loop,
     "bound_branch": frag_bound_branch,
     "atomics": frag_atomics,
     "permute": frag_permute,
@@ -427,7 +463,8 @@ def programs(draw, fragments: tuple[str, ...] | None = None, archs: tuple[str, .
         b.line(f"*({out} + pid) = pid;")
     pid = ("get_program_id(0)" if len(grid) == 1 else
            "get_program_id(0) * get_num_programs(1) + get_program_id(1)")
-    sig = ", ".join(f"{p.ctype} *{p.name}" if isinstance(p, Buffer) else f"{p.ctype} {p.name}" for p in b.params)
+    sig = ", ".join(f"{p.ctype} *{p.name}{' ' + p.qualifiers if p.qualifiers else ''}" if isinstance(p, Buffer)
+                    else f"{p.ctype} {p.name}" for p in b.params)
     src = "".join(b.device_fns) + f"__global__ void fuzz({sig}) {{\n    int pid = {pid};\n" + "\n".join(b.lines) + "\n}\n"
     seed = draw(st.integers(0, 2 ** 31 - 1))
     return Program(src, "fuzz", b.params, grid, opts, sorted(set(b.features)), seed)

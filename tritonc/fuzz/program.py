@@ -28,6 +28,8 @@ class Buffer:
         check: ``None`` for an input that is not compared; ``"exact"`` (bit for bit, NaN
             payloads included); ``("tol", atol)`` for floats within ``atol`` (poison and NaN
             positions exact); ``("count", ...)`` not used yet.
+        qualifiers: parameter qualifiers written after the name (``"__noalias __readonly"``:
+            a promise the executors keep, each buffer being its own allocation).
     """
 
     name: str
@@ -35,6 +37,7 @@ class Buffer:
     size: int
     init: tuple
     check: object = None
+    qualifiers: str = ""
 
     @property
     def type(self) -> CType:
