@@ -54,6 +54,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
     rejected = []
     any_dot = False
     translate = KernelTranslations(tu)
+    tile_memo: dict = {}  # each translated function's dot tiles (dot_tiles), read once
     for config in cm.configurations(free, (warps[0],), (stages[0],)):
         values = dict(fixed, **dict(config.tunables))
         try:
@@ -66,7 +67,7 @@ def choose_meta_parameters(tu, fixed: dict[str, int], free: dict[str, list[int]]
                     rejected.append(cm.Estimate(cm.Config(config.tunables, w, s),
                                                 reason=f"the frontend rejects it: {e.diagnostic.message}"))
             continue
-        tiles = _with_programs(dot_tiles(module, warps, options.allow_tf32), module, tu, values, options)
+        tiles = _with_programs(dot_tiles(module, warps, options.allow_tf32, tile_memo), module, tu, values, options)
         # a batched (3-D) dot is no memory-bound kernel, though the model ranks only 2-D dots:
         # with no tile to rank, choose() keeps the source's candidate order
         any_dot = any_dot or bool(tiles) or any(op.name == "tt.dot" for f in module.functions for op in f.walk())

@@ -519,3 +519,36 @@ def test_fp32_matmul_default_build_is_the_measured_best():
     comp = Compilation(src, CompileOptions(arch="sm_90a"))
     comp._frontend
     assert chosen(comp) == (128, 256, 32, 8, 4)
+
+
+def test_dot_tiles_read_each_shared_translation_once(monkeypatch):
+    """conv2d_nchw's tunable combinations share kernel translations (``KernelTranslations``:
+    a kernel is translated once per combination of the tunables it uses): with the memo each
+    translated function's tiles, and its axis info, are computed once, and every combination
+    gets the tiles it got without the memo."""
+    from tritonc.analysis import axis_info
+    from tritonc.meta_parameters import KernelTranslations
+    from tritonc.frontend.parser import parse_preprocessed
+    from tritonc.frontend.preprocess import preprocess
+    from tritonc.tools.examples import by_name
+
+    path = by_name("conv2d_nchw").path
+    tu = parse_preprocessed(preprocess(path.read_text(), str(path), {"TYPE": "half"}), str(path))
+    translate = KernelTranslations(tu)
+    combos = [{"TM": tm, "TN": 64, "TK": 32, "TC": tc, "TP": 32, "SPLITK": s}
+              for tm in (32, 64) for tc in (32, 64) for s in (1, 2)]
+    modules = [translate(c) for c in combos]
+    calls = []
+    real = axis_info.AxisInfoAnalysis
+
+    def counting(scope, am=None):
+        calls.append(scope)
+        return real(scope, am)
+
+    monkeypatch.setattr(axis_info, "AxisInfoAnalysis", counting)
+    memo: dict = {}
+    with_memo = [wl.dot_tiles(m, (4, 8), False, memo) for m in modules]
+    gemm = [f for m in modules for f in m.functions if any(op.name == "tt.dot" for op in f.walk())]
+    assert len(calls) == len({id(f) for f in gemm}) < len(gemm)  # once per translation, not per module
+    assert with_memo == [wl.dot_tiles(m, (4, 8), False) for m in modules]
+    assert all(t.kernel.startswith("conv2d_nchw") for tiles in with_memo for t in tiles)

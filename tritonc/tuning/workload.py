@@ -166,52 +166,73 @@ def gathered(operand, axis) -> bool:
     return False
 
 
-def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool = False) -> list[DotTile]:
+def dot_tiles(module: Module, warp_candidates: tuple[int, ...], allow_tf32: bool = False,
+              memo: dict | None = None) -> list[DotTile]:
     """The :class:`DotTile` of every 2-D or batched (3-D, batch axis trailing) ``tt.dot`` in
-    ``module`` (tt IR from the frontend).
+    ``module`` (tt IR from the frontend), function by function.
 
     ``warp_candidates``: the warp counts at which to test wgmma eligibility. A batched dot is
     modelled as the 2-D dots ``unbatch-dots`` splits it into (batch tiles up to
     :data:`~tritonc.transforms.unbatch_dots.MAX_BATCH_UNROLL`; larger ones stay on FMA), their
     wgmma eligibility from the shapes and types alone
     (:func:`~tritonc.transforms.accelerate_matmul.wgmma_shape_n`).
+
+    ``memo``: a dict the caller keeps across calls with the same ``warp_candidates`` and
+    ``allow_tf32``, holding each function's tiles: the cost model's modules share the
+    translation of a kernel among the combinations of the tunables it does not use
+    (:class:`~tritonc.meta_parameters.KernelTranslations`), so each function is read once
+    (its axis info is the costly part: ``examples/conv2d_nchw.tri``'s cold compile, 192
+    combinations, went from 3.2-3.6 s to 2.5-2.6 s on the 2-core machine, the cubin the same).
     """
+    tiles = []
+    for f in module.functions:
+        hit = memo.get(id(f)) if memo is not None else None
+        if hit is None or hit[0] is not f:
+            hit = (f, _function_dot_tiles(f, warp_candidates, allow_tf32))
+            if memo is not None:
+                memo[id(f)] = hit  # (the function is kept alive with its tiles: ids stay unique)
+        tiles.extend(hit[1])
+    return tiles
+
+
+def _function_dot_tiles(f, warp_candidates: tuple[int, ...], allow_tf32: bool) -> list[DotTile]:
+    """:func:`dot_tiles` of one function (axis info is intraprocedural: computed on ``f``
+    alone, it is what the module's analysis derives for ``f``)."""
     from ..analysis.axis_info import AxisInfoAnalysis
     from ..transforms.accelerate_matmul import mma_types, wgmma_eligible, wgmma_shape_n
     from ..transforms.unbatch_dots import MAX_BATCH_UNROLL
 
     tiles = []
     axis = None
-    for f in module.functions:
-        dots = [op for op in f.walk() if op.name == "tt.dot"]
-        bodies = [op.parent for op in dots]
-        chained = [blk for i, blk in enumerate(bodies) if bodies.count(blk) >= 2 and bodies.index(blk) == i]
-        for op in dots:
-            if len(op.operands) < 3 or op.operands[0].type.rank not in (2, 3):
-                continue
-            a, b, acc = (v.type for v in op.operands[:3])
-            m, k = a.shape[:2]
-            n = b.shape[1]
-            batch = a.shape[2] if a.rank == 3 else 1
-            kw = mma_types(a.element, b.element, acc.element, op.attrs.get("input_precision", "ieee"), allow_tf32)
-            if kw is not None and (m % 16 or n % 8 or k % (8 * kw) or batch > MAX_BATCH_UNROLL):
-                kw = None
-            if a.rank == 3:
-                wg = tuple((w, wgmma_shape_n(a.element.name, acc.element.name, m, n, k, w) if kw is not None else None)
-                           for w in warp_candidates)
-            else:
-                wg = tuple((w, wgmma_eligible(op, w) if kw is not None else None) for w in warp_candidates)
-            in_loop = False
-            parent = op.parent_op()
-            while parent is not None and not in_loop:
-                in_loop = parent.name in ("scf.for", "scf.while")
-                parent = parent.parent_op()
-            chain = next((i + 1 for i, blk in enumerate(chained) if op.parent is blk), 0) if in_loop else 0
-            tiles.append(DotTile(f.name, m, n, k, ELEMENT_BYTES.get(a.element.name, 4),
-                                 ELEMENT_BYTES.get(b.element.name, 4), ELEMENT_BYTES.get(acc.element.name, 4),
-                                 kw, a.element.name == "i8", wg, in_loop, chain=chain, batch=batch))
-            if in_loop:
-                axis = axis or AxisInfoAnalysis(module)
-                tiles[-1] = dataclasses.replace(tiles[-1], gather_a=gathered(op.operands[0], axis),
-                                                gather_b=gathered(op.operands[1], axis))
+    dots = [op for op in f.walk() if op.name == "tt.dot"]
+    bodies = [op.parent for op in dots]
+    chained = [blk for i, blk in enumerate(bodies) if bodies.count(blk) >= 2 and bodies.index(blk) == i]
+    for op in dots:
+        if len(op.operands) < 3 or op.operands[0].type.rank not in (2, 3):
+            continue
+        a, b, acc = (v.type for v in op.operands[:3])
+        m, k = a.shape[:2]
+        n = b.shape[1]
+        batch = a.shape[2] if a.rank == 3 else 1
+        kw = mma_types(a.element, b.element, acc.element, op.attrs.get("input_precision", "ieee"), allow_tf32)
+        if kw is not None and (m % 16 or n % 8 or k % (8 * kw) or batch > MAX_BATCH_UNROLL):
+            kw = None
+        if a.rank == 3:
+            wg = tuple((w, wgmma_shape_n(a.element.name, acc.element.name, m, n, k, w) if kw is not None else None)
+                       for w in warp_candidates)
+        else:
+            wg = tuple((w, wgmma_eligible(op, w) if kw is not None else None) for w in warp_candidates)
+        in_loop = False
+        parent = op.parent_op()
+        while parent is not None and not in_loop:
+            in_loop = parent.name in ("scf.for", "scf.while")
+            parent = parent.parent_op()
+        chain = next((i + 1 for i, blk in enumerate(chained) if op.parent is blk), 0) if in_loop else 0
+        tiles.append(DotTile(f.name, m, n, k, ELEMENT_BYTES.get(a.element.name, 4),
+                             ELEMENT_BYTES.get(b.element.name, 4), ELEMENT_BYTES.get(acc.element.name, 4),
+                             kw, a.element.name == "i8", wg, in_loop, chain=chain, batch=batch))
+        if in_loop:
+            axis = axis or AxisInfoAnalysis(f)
+            tiles[-1] = dataclasses.replace(tiles[-1], gather_a=gathered(op.operands[0], axis),
+                                            gather_b=gathered(op.operands[1], axis))
     return tiles
