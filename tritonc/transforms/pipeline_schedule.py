@@ -8,7 +8,9 @@ register staging or ``cp.async`` rings (:meth:`PipelinePlanner.plan_loop`, where
 :func:`staging_registers` fits), the K-slice prefetch (:meth:`PipelinePlanner.slice_target`,
 where :func:`slice_registers` fits), a wgmma dot left running across trips
 (:meth:`PipelinePlanner.wgmma_target`, :meth:`PipelinePlanner.chained_wgmma_target`) and how
-many iterations ahead the copies go (:meth:`PipelinePlanner.schedule`).
+many iterations ahead the copies go (:meth:`PipelinePlanner.schedule`). A loop without a dot
+is planned by :meth:`PipelinePlanner.memory_plan`, which gives its tile loads the
+``local_alloc`` / ``local_load`` pair below and then plans them by the same rules.
 
 Which loops and loads (else the loop is left as it is: plain loads, ``local_alloc``, a barrier,
 ``local_load``, which is correct for any input):
