@@ -126,6 +126,43 @@ class ScalarOps:
             return (np.sin if ".sin." in name else np.cos)(a[0]).astype(np.float32)
         return (1.0 / np.sqrt(a[0])).astype(np.float32)
 
+    def _atom(self, op: str, kind: str, bits: int, addr, srcs, mask) -> np.ndarray:
+        """``atom.<op>.<kind><bits>`` (kind ``s``/``u``/``b`` integers, ``f`` floats) at the
+        addresses ``addr`` for the threads in ``mask``, one at a time in thread order; returns
+        each thread's old value as raw bits (PTX ISA 9.7.13.5)."""
+        nb = bits // 8
+        ones = (1 << bits) - 1
+        fdt = {32: np.float32, 64: np.float64}.get(bits)
+        udt = {32: np.uint32, 64: np.uint64}[bits]
+        old = np.zeros(self.T, dtype=np.int64)
+        for t in np.nonzero(mask)[0]:
+            one = np.zeros(self.T, bool)
+            one[t] = True
+            where = np.asarray(addr).astype(np.int64).astype(np.uint64)
+            raw = int(np.frombuffer(self.mem.read(1, where, nb, one)[t].tobytes(), udt)[0])
+            if kind == "f":
+                cur, vals = float(np.array(raw, udt).view(fdt)), [float(np.asarray(v)[t]) for v in srcs]
+                new_val = {"add": cur + (vals[0] if vals else 0.0)}[op]
+                new = int(np.array(new_val, fdt).view(udt))
+            else:
+                vals = [int(np.asarray(v)[t]) & ones for v in srcs]
+                cur = raw
+                if kind == "s" and op in ("max", "min"):
+                    signed_ = lambda x: x - (1 << bits) if x >> (bits - 1) else x
+                    cur_s, v_s = signed_(cur), signed_(vals[0])
+                    new = (max(cur_s, v_s) if op == "max" else min(cur_s, v_s)) & ones
+                elif op == "cas":
+                    new = vals[1] if cur == vals[0] else cur
+                else:
+                    new = {"add": lambda: cur + vals[0], "exch": lambda: vals[0], "max": lambda: max(cur, vals[0]),
+                           "min": lambda: min(cur, vals[0]), "and": lambda: cur & vals[0],
+                           "or": lambda: cur | vals[0], "xor": lambda: cur ^ vals[0]}[op]() & ones
+            data = np.zeros((self.T, nb), np.uint8)
+            data[t] = np.frombuffer(np.array(new, udt).tobytes(), np.uint8)
+            self.mem.write(1, where, data, one)
+            old[t] = np.array(raw, np.uint64).astype(np.int64) if bits == 64 else raw
+        return old
+
     # -- inline asm (codegen's memory.py: predicated global accesses, mad.wide addresses) -------
     def inline_asm(self, asm: ir.InlineAsm, vals, types, ret_ty, mask, inst=None):
         text = asm.asm
@@ -217,6 +254,14 @@ class ScalarOps:
                         data = np.zeros((self.T, 4), np.uint8)
                         data[t] = np.frombuffer(new.tobytes(), np.uint8)
                         self.mem.write(1, addr, data, one)
+                continue
+            atom = re.match(r"atom\.acq_rel\.gpu\.global\.(\w+)\.([subf])(\d+)\s+\$(\d+),\s*\[\$(\d+)\],\s*(.+)$",
+                            stmt)
+            if atom:  # atomics.py's scalar atomics: one thread at a time in thread order
+                regs[int(atom.group(4))] = self._atom(atom.group(1), atom.group(2), int(atom.group(3)),
+                                                      regs[int(atom.group(5))],
+                                                      [regs[int(x)] for x in re.findall(r"\$(\d+)", atom.group(6))],
+                                                      mask & pred)
                 continue
             raise NotImplementedError(f"simulator: inline asm statement {stmt!r}")
         outs = []

@@ -11,17 +11,23 @@ Each element is updated exactly once and every register gets the element's old v
   ``bar.sync``, load).
 * scalars (a 0-d pointer): a scalar atomic is the program instance's synchronisation point
   with other program instances (the spin lock ``while (atomic_cas(lock, 0, 1) == 1); ...
-  atomic_xchg(lock, 0);`` of split-K kernels), so it is lowered as *acquire-release for the
-  whole CTA*, as the legacy compiler did (``bar.sync`` + ``membar.gl`` around atomics):
-  ``bar.sync`` (every thread's earlier global writes happen before thread 0's release);
-  thread 0 runs ``fence.acq_rel.gpu``, the relaxed atomic, ``fence.acq_rel.gpu``; if the
-  result is used thread 0 stores the old value to the op's scratch; ``bar.sync`` (every
-  thread's later accesses happen after the acquire, and see the old value); every thread
-  loads it. So the whole CTA sees one old value and a spin lock is a uniform loop
-  (``insert-barriers`` adds the barrier that lets the next trip overwrite the scratch).
-  Scratch: ``ir/scratch.atomic_scratch``. Without the fences the data protected by the lock was seen
-  stale on an H200 (30 of 30 split-K runs wrong); with them, right. Tile atomics stay
-  relaxed (spec §5): they accumulate, they do not synchronise.
+  atomic_xchg(lock, 0);`` of split-K kernels, a barrier of the program instances that share a
+  reduction), so it is lowered as *acquire-release for the whole CTA*, as the legacy compiler
+  did (``bar.sync`` + ``membar.gl`` around atomics): ``bar.sync`` (every thread's earlier global
+  writes happen before thread 0's release); thread 0 runs one ``atom.acq_rel.gpu.global``
+  (PTX ISA 8.5 "Memory Consistency Model", 9.7.13.5: the release is cumulative over what the
+  barrier ordered before it, the acquire orders thread 0's later accesses, and the barrier
+  after it everyone's); if the result is used thread 0 stores the old value to the op's
+  scratch; ``bar.sync`` (every thread's later accesses happen after the acquire, and see the
+  old value); every thread loads it. So the whole CTA sees one old value and a spin lock is a
+  uniform loop (``insert-barriers`` adds the barrier that lets the next trip overwrite the
+  scratch). The ``atom`` is inline PTX because LLVM's NVPTX back end drops an ``atomicrmw``'s
+  ordering (it prints a plain, relaxed ``atom``); a kind or type with no single ``atom``
+  (``fmax``, 16-bit, float exchange: :data:`_PTX_ATOM`) is thread 0's ``fence.acq_rel.gpu``,
+  the relaxed ``atomicrmw`` and another ``fence.acq_rel.gpu``, the same semantics with two
+  fences. Scratch: ``ir/scratch.atomic_scratch``. Without any ordering the data protected by a
+  lock was seen stale on an H200 (30 of 30 split-K runs wrong). Tile atomics stay relaxed (spec
+  §5): they accumulate, they do not synchronise.
 * fp32 adds whose old values are unused (``transforms/coalesce.vector_red``), on sm_90 and
   later: each thread's run of ``vec`` contiguous, ``4 * vec``-byte-aligned elements
   (:func:`~.memory.vector_width`, the mask constant on the run) is one
@@ -92,10 +98,39 @@ def _finish(lw: KernelLowering, op: Operation, olds: list, is_tile: bool) -> Non
     lw.set(res, v)
 
 
-def _synchronising(lw: KernelLowering, op: Operation, emit_atomic, mask=None) -> None:
+#: (kind, LLVM type) -> the ``atom`` operation and type, and the inline-asm constraint, of a
+#: scalar atomic with acquire-release semantics in one instruction (PTX ISA 9.7.13.5).
+_PTX_ATOM = {
+    **{(k, "i32"): (f"{o}.{t}32", "r") for k, o, t in
+       (("add", "add", "u"), ("xchg", "exch", "b"), ("max", "max", "s"), ("umax", "max", "u"),
+        ("min", "min", "s"), ("umin", "min", "u"), ("and", "and", "b"), ("or", "or", "b"),
+        ("xor", "xor", "b"), ("cas", "cas", "b"))},
+    **{(k, "i64"): (f"{o}.{t}64", "l") for k, o, t in
+       (("add", "add", "u"), ("xchg", "exch", "b"), ("max", "max", "s"), ("umax", "max", "u"),
+        ("min", "min", "s"), ("umin", "min", "u"), ("and", "and", "b"), ("or", "or", "b"),
+        ("xor", "xor", "b"), ("cas", "cas", "b"))},
+    ("fadd", "float"): ("add.f32", "f"),
+}
+
+
+def _acq_rel_atom(lw: KernelLowering, kind: str, ty: ir.Type, ptr, *values):
+    """A function emitting thread 0's ``atom.acq_rel.gpu.global.<op>`` of ``values`` at ``ptr``
+    (inline PTX), or ``None`` when :data:`_PTX_ATOM` has no instruction for ``kind`` and ``ty``."""
+    entry = _PTX_ATOM.get((kind, str(ty)))
+    if entry is None:
+        return None
+    name, reg = entry
+    operands = ", ".join(f"${i + 2}" for i in range(len(values)))
+    text = f"atom.acq_rel.gpu.global.{name} $0, [$1], {operands};"
+    asm = ir.InlineAsm(ir.FunctionType(ty, [GPTR] + [ty] * len(values)), text,
+                       ",".join([f"={reg}", "l"] + [reg] * len(values) + ["~{memory}"]), side_effect=True)
+    return lambda: lw.b.call(asm, [ptr, *values])
+
+
+def _synchronising(lw: KernelLowering, op: Operation, emit_atomic, mask=None, acq_rel_atom=None) -> None:
     """A scalar atomic as a CTA-wide acquire-release (module docstring): barrier, thread 0's
-    fence / atomic / fence, then :func:`_finish`'s broadcast, or a barrier when the result is
-    unused."""
+    ``acq_rel_atom()`` (or fence / ``emit_atomic()`` / fence when it is None), then
+    :func:`_finish`'s broadcast, or a barrier when the result is unused."""
     lw.barrier()
     b = lw.b
     ty = llvm_type(element_type(op.result.type))
@@ -106,7 +141,7 @@ def _synchronising(lw: KernelLowering, op: Operation, emit_atomic, mask=None) ->
         b.fence("acq_rel", "device")
         return old
     pred = scalar_leader(lw) if mask is None else lw.and_pred(lw.regs(mask, 1)[0], scalar_leader(lw))
-    old = _guarded(lw, pred, ty, fenced)
+    old = _guarded(lw, pred, ty, acq_rel_atom or fenced)
     _finish(lw, op, [old], False)
     if not op.result.uses:
         lw.barrier()
@@ -133,7 +168,8 @@ def _atomic_rmw(lw: KernelLowering, op: Operation) -> None:
         kind = _FLOAT_KIND.get(kind, kind)
     rmw = _RMW[kind]
     if not isinstance(ptr.type, TileType):
-        _synchronising(lw, op, lambda: lw.b.atomic_rmw(rmw, lw.regs(ptr, 1)[0], lw.regs(value, 1)[0], ORDER), mask)
+        p, v = lw.regs(ptr, 1)[0], lw.regs(value, 1)[0]
+        _synchronising(lw, op, lambda: lw.b.atomic_rmw(rmw, p, v, ORDER), mask, _acq_rel_atom(lw, rmw, ty, p, v))
         return
     if _vector_red(lw, op, ptr, value, mask):
         return
@@ -192,7 +228,8 @@ def _atomic_cas(lw: KernelLowering, op: Operation) -> None:
         old = b.extract_value(b.cmpxchg(p, c, v, ORDER, "monotonic"), 0)
         return old if ity is ty else b.bitcast(old, ty)
     if not isinstance(ptr.type, TileType):
-        _synchronising(lw, op, lambda: cas(lw.regs(ptr, 1)[0], lw.regs(cmp, 1)[0], lw.regs(value, 1)[0]))
+        p, c, v = lw.regs(ptr, 1)[0], lw.regs(cmp, 1)[0], lw.regs(value, 1)[0]
+        _synchronising(lw, op, lambda: cas(p, c, v), acq_rel_atom=_acq_rel_atom(lw, "cas", ty, p, c, v))
         return
     olds = [_guarded(lw, pred, ty, lambda p=p, c=c, v=v: cas(p, c, v))
             for p, c, v, pred in zip(lw.regs(ptr, n), lw.regs(cmp, n), lw.regs(value, n), preds)]
