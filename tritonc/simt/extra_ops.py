@@ -92,7 +92,7 @@ def call_intrinsic(name: str, args: list, ret_dtype):
     return None
 
 
-_RMW_INT = {
+RMW_INT = {
     "add": lambda o, v, w, s: o + v, "sub": lambda o, v, w, s: o - v, "xchg": lambda o, v, w, s: v,
     "and": lambda o, v, w, s: o & v, "or": lambda o, v, w, s: o | v, "xor": lambda o, v, w, s: o ^ v,
     "max": lambda o, v, w, s: max(o, v), "min": lambda o, v, w, s: min(o, v),
@@ -100,7 +100,7 @@ _RMW_INT = {
 }
 
 
-def _as_signed(v: int, width: int) -> int:
+def as_signed(v: int, width: int) -> int:
     return v - (1 << width) if v >= (1 << (width - 1)) else v
 
 
@@ -136,8 +136,8 @@ def atomic(sim, inst, mask: np.ndarray, to_bytes, from_bytes, size_of):
             w = ty.width
             o, v = int(cur[t]), int(new[t])
             if op in ("max", "min"):
-                o, v = _as_signed(o, w), _as_signed(v, w)
-            r = _RMW_INT[op](o, v, w, op in ("max", "min")) & ((1 << w) - 1)
+                o, v = as_signed(o, w), as_signed(v, w)
+            r = RMW_INT[op](o, v, w, op in ("max", "min")) & ((1 << w) - 1)
             res = np.array(cur)
             res[t] = r
         else:

@@ -11,6 +11,7 @@ import re
 import llvmlite.ir as ir
 import numpy as np
 
+from . import extra_ops
 from .memory import from_bytes, np_dtype, signed, size_of, to_bytes, wrap
 
 
@@ -127,40 +128,37 @@ class ScalarOps:
         return (1.0 / np.sqrt(a[0])).astype(np.float32)
 
     def _atom(self, op: str, kind: str, bits: int, addr, srcs, mask) -> np.ndarray:
-        """``atom.<op>.<kind><bits>`` (kind ``s``/``u``/``b`` integers, ``f`` floats) at the
-        addresses ``addr`` for the threads in ``mask``, one at a time in thread order; returns
-        each thread's old value as raw bits (PTX ISA 9.7.13.5)."""
-        nb = bits // 8
-        ones = (1 << bits) - 1
-        fdt = {32: np.float32, 64: np.float64}.get(bits)
+        """``atom.<op>.<kind><bits>`` (kind ``s``/``u``/``b`` integers, ``f`` floats; ``cas`` or
+        one of ``extra_ops.atomic``'s read-modify-writes) at the addresses ``addr`` for the
+        threads in ``mask``, one at a time in thread order; returns each thread's old value as
+        raw bits (PTX ISA 9.7.13.5)."""
+        nb, ones = bits // 8, (1 << bits) - 1
         udt = {32: np.uint32, 64: np.uint64}[bits]
+        rmw = {"exch": "xchg"}.get(op, op)
+        if kind == "u" and op in ("max", "min"):
+            rmw = "u" + op
+        where = np.asarray(addr).astype(np.int64).astype(np.uint64)
         old = np.zeros(self.T, dtype=np.int64)
         for t in np.nonzero(mask)[0]:
             one = np.zeros(self.T, bool)
             one[t] = True
-            where = np.asarray(addr).astype(np.int64).astype(np.uint64)
             raw = int(np.frombuffer(self.mem.read(1, where, nb, one)[t].tobytes(), udt)[0])
-            if kind == "f":
-                cur, vals = float(np.array(raw, udt).view(fdt)), [float(np.asarray(v)[t]) for v in srcs]
-                new_val = {"add": cur + (vals[0] if vals else 0.0)}[op]
-                new = int(np.array(new_val, fdt).view(udt))
+            if kind == "f":  # add.f32: the only float form atomics.py emits
+                fdt = {32: np.float32, 64: np.float64}[bits]
+                total = np.array(raw, udt).view(fdt) + fdt(np.asarray(srcs[0])[t])
+                new = int(np.array(total, fdt).view(udt))
+            elif op == "cas":
+                cmp, val = (int(np.asarray(v)[t]) & ones for v in srcs)
+                new = val if raw == cmp else raw
             else:
-                vals = [int(np.asarray(v)[t]) & ones for v in srcs]
-                cur = raw
-                if kind == "s" and op in ("max", "min"):
-                    signed_ = lambda x: x - (1 << bits) if x >> (bits - 1) else x
-                    cur_s, v_s = signed_(cur), signed_(vals[0])
-                    new = (max(cur_s, v_s) if op == "max" else min(cur_s, v_s)) & ones
-                elif op == "cas":
-                    new = vals[1] if cur == vals[0] else cur
-                else:
-                    new = {"add": lambda: cur + vals[0], "exch": lambda: vals[0], "max": lambda: max(cur, vals[0]),
-                           "min": lambda: min(cur, vals[0]), "and": lambda: cur & vals[0],
-                           "or": lambda: cur | vals[0], "xor": lambda: cur ^ vals[0]}[op]() & ones
+                cur, val = raw, int(np.asarray(srcs[0])[t]) & ones
+                if kind == "s":
+                    cur, val = extra_ops.as_signed(cur, bits), extra_ops.as_signed(val, bits)
+                new = extra_ops.RMW_INT[rmw](cur, val, bits, kind == "s") & ones
             data = np.zeros((self.T, nb), np.uint8)
             data[t] = np.frombuffer(np.array(new, udt).tobytes(), np.uint8)
             self.mem.write(1, where, data, one)
-            old[t] = np.array(raw, np.uint64).astype(np.int64) if bits == 64 else raw
+            old[t] = np.array(raw, np.uint64).astype(np.int64)
         return old
 
     # -- inline asm (codegen's memory.py: predicated global accesses, mad.wide addresses) -------

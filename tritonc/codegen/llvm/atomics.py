@@ -101,47 +101,45 @@ def _finish(lw: KernelLowering, op: Operation, olds: list, is_tile: bool) -> Non
 #: (kind, LLVM type) -> the ``atom`` operation and type, and the inline-asm constraint, of a
 #: scalar atomic with acquire-release semantics in one instruction (PTX ISA 9.7.13.5).
 _PTX_ATOM = {
-    **{(k, "i32"): (f"{o}.{t}32", "r") for k, o, t in
-       (("add", "add", "u"), ("xchg", "exch", "b"), ("max", "max", "s"), ("umax", "max", "u"),
-        ("min", "min", "s"), ("umin", "min", "u"), ("and", "and", "b"), ("or", "or", "b"),
-        ("xor", "xor", "b"), ("cas", "cas", "b"))},
-    **{(k, "i64"): (f"{o}.{t}64", "l") for k, o, t in
-       (("add", "add", "u"), ("xchg", "exch", "b"), ("max", "max", "s"), ("umax", "max", "u"),
-        ("min", "min", "s"), ("umin", "min", "u"), ("and", "and", "b"), ("or", "or", "b"),
-        ("xor", "xor", "b"), ("cas", "cas", "b"))},
+    **{(kind, f"i{bits}"): (f"{op}.{sign}{bits}", reg)
+       for bits, reg in ((32, "r"), (64, "l"))
+       for kind, op, sign in (("add", "add", "u"), ("xchg", "exch", "b"), ("max", "max", "s"),
+                              ("umax", "max", "u"), ("min", "min", "s"), ("umin", "min", "u"),
+                              ("and", "and", "b"), ("or", "or", "b"), ("xor", "xor", "b"),
+                              ("cas", "cas", "b"))},
     ("fadd", "float"): ("add.f32", "f"),
 }
 
 
-def _acq_rel_atom(lw: KernelLowering, kind: str, ty: ir.Type, ptr, *values):
-    """A function emitting thread 0's ``atom.acq_rel.gpu.global.<op>`` of ``values`` at ``ptr``
-    (inline PTX), or ``None`` when :data:`_PTX_ATOM` has no instruction for ``kind`` and ``ty``."""
+def _scalar_atomic(lw: KernelLowering, kind: str, ty: ir.Type, ptr, values, relaxed):
+    """Thread 0's part of a scalar atomic (module docstring), as a function that emits it: one
+    inline ``atom.acq_rel.gpu.global.<op>`` of ``values`` at ``ptr`` when :data:`_PTX_ATOM` has
+    one for ``kind`` and ``ty``, else ``relaxed()`` (the relaxed LLVM atomic) between two
+    ``fence.acq_rel.gpu``."""
     entry = _PTX_ATOM.get((kind, str(ty)))
     if entry is None:
-        return None
+        def fenced():
+            lw.b.fence("acq_rel", "device")
+            old = relaxed()
+            lw.b.fence("acq_rel", "device")
+            return old
+        return fenced
     name, reg = entry
     operands = ", ".join(f"${i + 2}" for i in range(len(values)))
-    text = f"atom.acq_rel.gpu.global.{name} $0, [$1], {operands};"
-    asm = ir.InlineAsm(ir.FunctionType(ty, [GPTR] + [ty] * len(values)), text,
+    asm = ir.InlineAsm(ir.FunctionType(ty, [GPTR] + [ty] * len(values)),
+                       f"atom.acq_rel.gpu.global.{name} $0, [$1], {operands};",
                        ",".join([f"={reg}", "l"] + [reg] * len(values) + ["~{memory}"]), side_effect=True)
     return lambda: lw.b.call(asm, [ptr, *values])
 
 
-def _synchronising(lw: KernelLowering, op: Operation, emit_atomic, mask=None, acq_rel_atom=None) -> None:
+def _synchronising(lw: KernelLowering, op: Operation, emit, mask=None) -> None:
     """A scalar atomic as a CTA-wide acquire-release (module docstring): barrier, thread 0's
-    ``acq_rel_atom()`` (or fence / ``emit_atomic()`` / fence when it is None), then
-    :func:`_finish`'s broadcast, or a barrier when the result is unused."""
+    ``emit()`` (:func:`_scalar_atomic`), then :func:`_finish`'s broadcast, or a barrier when the
+    result is unused."""
     lw.barrier()
-    b = lw.b
     ty = llvm_type(element_type(op.result.type))
-
-    def fenced():
-        b.fence("acq_rel", "device")
-        old = emit_atomic()
-        b.fence("acq_rel", "device")
-        return old
     pred = scalar_leader(lw) if mask is None else lw.and_pred(lw.regs(mask, 1)[0], scalar_leader(lw))
-    old = _guarded(lw, pred, ty, acq_rel_atom or fenced)
+    old = _guarded(lw, pred, ty, emit)
     _finish(lw, op, [old], False)
     if not op.result.uses:
         lw.barrier()
@@ -169,7 +167,7 @@ def _atomic_rmw(lw: KernelLowering, op: Operation) -> None:
     rmw = _RMW[kind]
     if not isinstance(ptr.type, TileType):
         p, v = lw.regs(ptr, 1)[0], lw.regs(value, 1)[0]
-        _synchronising(lw, op, lambda: lw.b.atomic_rmw(rmw, p, v, ORDER), mask, _acq_rel_atom(lw, rmw, ty, p, v))
+        _synchronising(lw, op, _scalar_atomic(lw, rmw, ty, p, [v], lambda: lw.b.atomic_rmw(rmw, p, v, ORDER)), mask)
         return
     if _vector_red(lw, op, ptr, value, mask):
         return
@@ -229,7 +227,7 @@ def _atomic_cas(lw: KernelLowering, op: Operation) -> None:
         return old if ity is ty else b.bitcast(old, ty)
     if not isinstance(ptr.type, TileType):
         p, c, v = lw.regs(ptr, 1)[0], lw.regs(cmp, 1)[0], lw.regs(value, 1)[0]
-        _synchronising(lw, op, lambda: cas(p, c, v), acq_rel_atom=_acq_rel_atom(lw, "cas", ty, p, c, v))
+        _synchronising(lw, op, _scalar_atomic(lw, "cas", ty, p, [c, v], lambda: cas(p, c, v)))
         return
     olds = [_guarded(lw, pred, ty, lambda p=p, c=c, v=v: cas(p, c, v))
             for p, c, v, pred in zip(lw.regs(ptr, n), lw.regs(cmp, n), lw.regs(value, n), preds)]
