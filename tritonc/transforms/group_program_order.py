@@ -16,11 +16,7 @@ Rewrite: the program ids of axes 0 and 1 become, from the hardware ids ``(x, y)`
     pid0   = first + (linear % width) % size               pid1 = (linear % width) / size
 
 a bijection of ``[0, gm) x [0, gn)`` onto itself, so every program instance still runs exactly
-once; axis 2 is left alone. Every value here is a program id or a count of them, never negative,
-so the division, remainder and minimum are the unsigned ones (``arith.divui``, ``remui``,
-``minui``): LLVM's ScalarEvolution models unsigned division but not signed, and the NVPTX back
-end's straight-line strength reduction asks it about every address these ids reach (the generic
-bmm kernel's LLVM time halves; ``benchmarks/RESULTS.md``, session 18). The language leaves the order of program instances unspecified,
+once; axis 2 is left alone. The language leaves the order of program instances unspecified,
 so this preserves meaning -- for kernels whose instances do not wait for one another. It is
 applied only to kernels that:
 
@@ -85,13 +81,11 @@ def group_program_order(f: Function, group: int = GROUP_SIZE) -> bool:
     g = b.constant(group, I32)
     linear = b.value("arith.addi", [x, b.value("arith.muli", [y, gm], I32)], I32)
     width = b.value("arith.muli", [g, gn], I32)
-    # every operand is a program id or a count of them, so non-negative: unsigned division,
-    # remainder and minimum (which LLVM's ScalarEvolution models, unlike the signed forms)
-    first = b.value("arith.muli", [b.value("arith.divui", [linear, width], I32), g], I32)
-    size = b.value("arith.minui", [b.value("arith.subi", [gm, first], I32), g], I32)
-    within = b.value("arith.remui", [linear, width], I32)
-    pid0 = b.value("arith.addi", [first, b.value("arith.remui", [within, size], I32)], I32, name_hint="pid_0")
-    pid1 = b.value("arith.divui", [within, size], I32, name_hint="pid_1")
+    first = b.value("arith.muli", [b.value("arith.divsi", [linear, width], I32), g], I32)
+    size = b.value("arith.minsi", [b.value("arith.subi", [gm, first], I32), g], I32)
+    within = b.value("arith.remsi", [linear, width], I32)
+    pid0 = b.value("arith.addi", [first, b.value("arith.remsi", [within, size], I32)], I32, name_hint="pid_0")
+    pid1 = b.value("arith.divsi", [within, size], I32, name_hint="pid_1")
     for axis, new in ((0, pid0), (1, pid1)):
         for op in ids[axis]:
             op.result.replace_all_uses_with(new)
