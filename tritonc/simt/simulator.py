@@ -253,6 +253,8 @@ class Simulator(ScalarOps, TensorCoreOps):
                 return r.astype(np_dtype(ty))
             if op == "fneg":
                 return (-self.val(o[0]).astype(np.float64)).astype(np_dtype(ty))
+            if op == "freeze":  # the lowering freezes only values that are never poison
+                return self.val(o[0])
         raise NotImplementedError(f"simulator: instruction {op} ({type(inst).__name__})")
 
     # -- calls ---------------------------------------------------------------------------------

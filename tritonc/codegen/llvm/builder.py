@@ -13,8 +13,8 @@ instruction with the same opcode, operands, type and flags was already emitted w
 dominates the new position: earlier in the same basic block (every builder of the lowering
 appends at the end of its block) or anywhere in the function's entry block (which dominates
 every block). Only pure instructions are numbered: integer and float arithmetic, compares,
-``select``, casts, ``getelementptr``, ``extractvalue``/``extractelement``/``insertelement`` and
-calls of the side-effect-free intrinsics in :data:`PURE_INTRINSICS`. Loads, stores, other
+``select``, casts, ``freeze``, ``getelementptr``, ``extractvalue``/``extractelement``/``insertelement``
+and calls of the side-effect-free intrinsics in :data:`PURE_INTRINSICS`. Loads, stores, other
 calls, inline asm, phis and terminators are always emitted.
 
 Constants are numbered by type and value (llvmlite compares ``ir.Constant`` objects by
@@ -141,6 +141,19 @@ class NumberingBuilder(ir.IRBuilder):
             self.values.record(block, key, result)
             return result
         return super().call(fn, args, name=name, **kwargs)
+
+    def freeze(self, value: ir.Value, name: str = "") -> ir.Value:
+        """``%r = freeze <ty> value`` (LLVM LangRef, "freeze" instruction: the operand, or an
+        arbitrary fixed value where it is poison), numbered. llvmlite's builder has no freeze."""
+        key = ("freeze", _operand_key(value))
+        block = self.block
+        hit = self.values.lookup(block, key)
+        if hit is not None:
+            return hit
+        instr = ir.instructions.Instruction(block, value.type, "freeze", [value], name=name)
+        self._insert(instr)
+        self.values.record(block, key, instr)
+        return instr
 
 
 for _op in ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "and_", "or_", "xor", "shl", "lshr",
